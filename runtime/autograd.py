@@ -1,0 +1,337 @@
+"""Eager reverse-mode autograd: the tape (`GradNode`), `backward`, `grad`, hooks.
+
+A node is recorded by `run_op` for each op that has an input needing a gradient. It
+keeps the op's inputs (the edges of the graph), its attributes, weak references to its
+outputs (for tensor hooks and higher-order grads) and, only when the op's grad rule
+reads them, the output values. `backward` walks the nodes reachable from the roots in
+dependency order, calling each op's grad rule (which itself runs registered ops, so
+``create_graph=True`` records a differentiable backward).
+"""
+from __future__ import annotations
+
+import itertools
+import weakref
+
+import numpy as np
+
+from .errors import GradientError
+from .framework import state
+
+
+class GradNode:
+    __slots__ = ("opdef", "inputs", "attrs", "out_refs", "out_data", "edges", "released", "n_out", "__weakref__")
+
+    def __init__(self, opdef, inputs, attrs, outputs):
+        from .tensor import Tensor
+        self.opdef = opdef
+        self.inputs = inputs
+        self.attrs = attrs
+        self.released = False
+        refs = []
+        datas = [] if opdef.grad_needs_outputs else None
+        idx = 0
+        for o in outputs:
+            for t in (o if isinstance(o, list) else (o,)):
+                if t is not None and not t.stop_gradient:
+                    t._node = self
+                    t._out_idx = idx
+                    refs.append(weakref.ref(t))
+                else:
+                    refs.append(None)
+                if datas is not None:
+                    datas.append(None if t is None else t._data)
+                idx += 1
+        self.out_refs = refs
+        self.out_data = datas
+        self.n_out = idx
+        # edges: (input position, element index or -1, tensor, producer node, producer output index)
+        edges = []
+        diff = opdef.diff_mask
+        for i, x in enumerate(inputs):
+            if not diff[i]:
+                continue
+            if isinstance(x, Tensor):
+                if not x.stop_gradient:
+                    edges.append((i, -1, x, x._node, x._out_idx))
+            elif isinstance(x, (list, tuple)):
+                for j, t in enumerate(x):
+                    if isinstance(t, Tensor) and not t.stop_gradient:
+                        edges.append((i, j, t, t._node, t._out_idx))
+        self.edges = edges
+
+    # -- the context a grad rule sees -------------------------------------------------------
+    def output(self, i):
+        """Visible output ``i`` (flattened): the live tensor if it still exists, else its saved value."""
+        from .tensor import Tensor
+        ref = self.out_refs[i]
+        t = ref() if ref is not None else None
+        if t is not None and t._node is self:
+            return t
+        if self.out_data is None:
+            raise GradientError(f"grad rule of {self.opdef.type} reads an output but the op does not "
+                                "declare grad_needs_outputs=True")
+        return Tensor._wrap(self.out_data[i])
+
+    def attr(self, name):
+        if name in self.attrs:
+            return self.attrs[name]
+        return self.opdef.attrs[name][1]
+
+    def release(self):
+        self.inputs = None
+        self.out_data = None
+        self.edges = None
+        self.released = True
+
+    def __repr__(self):
+        return f"<GradNode {self.opdef.type}>"
+
+
+class HookHandle:
+    """Returned by ``register_hook``/forward hooks; ``remove()`` unregisters."""
+    _ids = itertools.count()
+
+    def __init__(self, hooks: dict):
+        self.id = next(HookHandle._ids)
+        self._hooks = weakref.ref(hooks) if hasattr(hooks, "__weakref__") else (lambda: hooks)
+
+    def remove(self):
+        hooks = self._hooks()
+        if hooks is not None:
+            hooks.pop(self.id, None)
+
+
+def _apply_hooks(tensor, g):
+    if tensor is not None and tensor._hooks:
+        for hook in list(tensor._hooks.values()):
+            r = hook(g)
+            if r is not None:
+                g = r
+    return g
+
+
+def _add(a, b, create_graph):
+    from .tensor import Tensor
+    if a is None:
+        return b
+    if b is None:
+        return a
+    if create_graph:
+        from .dispatch import run_op
+        return run_op("elementwise_add", a, b)
+    return Tensor._wrap(a._data + b._data)
+
+
+def _run_engine(roots, root_grads, retain_graph, create_graph, capture=None, accumulate=True):
+    """Propagate ``root_grads`` from ``roots`` back through the tape.
+
+    ``capture`` maps id(tensor) -> tensor for tensors whose total gradient should be
+    returned (paddle.grad); ``accumulate`` writes leaf gradients into ``.grad``.
+    """
+    from .tensor import Tensor
+    # 1. dependencies: how many consumer edges point at each node
+    deps = {}
+    stack = []
+    pending = {}   # node -> list of grads per output
+    leaf_grads = {}   # id(tensor) -> [tensor, grad]
+    captured = {}
+
+    def seed(t, g):
+        if t._node is None:
+            if capture is not None and id(t) in capture:
+                captured[id(t)] = _add(captured.get(id(t)), g, create_graph)
+            elif accumulate and not t.stop_gradient:
+                e = leaf_grads.get(id(t))
+                if e is None:
+                    leaf_grads[id(t)] = [t, g]
+                else:
+                    e[1] = _add(e[1], g, create_graph)
+            return
+        buf = pending.setdefault(t._node, [None] * t._node.n_out)
+        buf[t._out_idx] = _add(buf[t._out_idx], g, create_graph)
+
+    root_nodes = []
+    for t, g in zip(roots, root_grads):
+        if t._node is not None:
+            root_nodes.append(t._node)
+    seen = set()
+    walk = list(root_nodes)
+    while walk:
+        n = walk.pop()
+        if id(n) in seen:
+            continue
+        seen.add(id(n))
+        if n.released:
+            raise GradientError(
+                f"trying to run backward through the graph a second time (op {n.opdef.type}): its saved "
+                "values were freed by the first backward; pass retain_graph=True to the first backward")
+        for (_, _, _, prod, _) in n.edges:
+            if prod is not None:
+                deps[prod] = deps.get(prod, 0) + 1
+                if id(prod) not in seen:
+                    walk.append(prod)
+
+    for t, g in zip(roots, root_grads):
+        seed(t, g)
+
+    ready = [n for n in {id(n): n for n in root_nodes}.values() if deps.get(n, 0) == 0]
+    prev_grad = state.grad_enabled
+    state.grad_enabled = create_graph
+    try:
+        while ready:
+            node = ready.pop()
+            douts = pending.pop(node, None) or [None] * node.n_out
+            # hooks and captures on the node's output tensors (non-leaf tensors)
+            for i, ref in enumerate(node.out_refs):
+                if ref is None or douts[i] is None:
+                    continue
+                t = ref()
+                if t is None:
+                    continue
+                douts[i] = _apply_hooks(t, douts[i])
+                if capture is not None and id(t) in capture:
+                    captured[id(t)] = _add(captured.get(id(t)), douts[i], create_graph)
+            if any(d is not None for d in douts):
+                grads = node.opdef.grad(node, *_regroup(node, douts))
+            else:
+                grads = None
+            for (i, j, t, prod, idx) in node.edges:
+                g = None
+                if grads is not None:
+                    g = grads[i]
+                    if j >= 0 and g is not None:
+                        g = g[j]
+                if g is not None and not t.stop_gradient:
+                    if not isinstance(g, Tensor):
+                        g = Tensor._wrap(np.asarray(g))
+                    if g._data.dtype != t._data.dtype:
+                        g = Tensor._wrap(g._data.astype(t._data.dtype))
+                    if prod is None:
+                        seed_leaf(t, g, capture, captured, leaf_grads, accumulate, create_graph)
+                    else:
+                        buf = pending.setdefault(prod, [None] * prod.n_out)
+                        buf[idx] = _add(buf[idx], g, create_graph)
+                if prod is not None:
+                    deps[prod] -= 1
+                    if deps[prod] == 0:
+                        ready.append(prod)
+            if not retain_graph:
+                node.release()
+    finally:
+        state.grad_enabled = prev_grad
+
+    for t, g in leaf_grads.values():
+        g = _apply_hooks(t, g)
+        if t._grad is None:
+            t._grad = g if create_graph else Tensor._wrap(np.array(g._data, copy=True))
+        else:
+            t._grad = _add(t._grad, g, create_graph)
+    return captured
+
+
+def seed_leaf(t, g, capture, captured, leaf_grads, accumulate, create_graph):
+    if capture is not None and id(t) in capture:
+        captured[id(t)] = _add(captured.get(id(t)), g, create_graph)
+    if accumulate and not t.stop_gradient:
+        e = leaf_grads.get(id(t))
+        if e is None:
+            leaf_grads[id(t)] = [t, g]
+        else:
+            e[1] = _add(e[1], g, create_graph)
+
+
+def _regroup(node, douts):
+    """Flattened per-output grads back into the op's visible-slot structure (lists for duplicable slots)."""
+    opdef = node.opdef
+    if all(not s.duplicable for s in opdef.outputs):
+        return douts
+    res = []
+    k = 0
+    sizes = _output_sizes(node)
+    for s, n in zip((s for s in opdef.outputs if not s.intermediate), sizes):
+        if s.duplicable:
+            res.append(douts[k:k + n])
+            k += n
+        else:
+            res.append(douts[k])
+            k += 1
+    return res
+
+
+def _output_sizes(node):
+    """The number of tensors in each visible output slot (only one slot may be duplicable)."""
+    opdef = node.opdef
+    vis = [s for s in opdef.outputs if not s.intermediate]
+    n_dup = sum(s.duplicable for s in vis)
+    fixed = len(vis) - n_dup
+    if n_dup != 1:
+        raise GradientError(f"op {opdef.type}: cannot regroup gradients of several duplicable outputs")
+    return [node.n_out - fixed if s.duplicable else 1 for s in vis]
+
+
+def _root_grads(tensors, grad_tensors):
+    from .tensor import Tensor
+    res = []
+    for i, t in enumerate(tensors):
+        g = grad_tensors[i] if grad_tensors is not None and i < len(grad_tensors) else None
+        if g is None:
+            g = Tensor._wrap(np.ones_like(t._data))
+        elif not isinstance(g, Tensor):
+            g = Tensor._wrap(np.asarray(g, dtype=t._data.dtype))
+        if list(g._data.shape) != list(t._data.shape):
+            raise GradientError(f"grad_tensor shape {list(g._data.shape)} does not match the tensor's shape "
+                                f"{list(t._data.shape)}")
+        res.append(g)
+    return res
+
+
+def backward(tensors, grad_tensors=None, retain_graph=False):
+    """``paddle.autograd.backward``: accumulate d(tensors)/d(leaf) into every leaf's ``.grad``."""
+    from .tensor import Tensor
+    if isinstance(tensors, Tensor):
+        tensors = [tensors]
+    if isinstance(grad_tensors, Tensor):
+        grad_tensors = [grad_tensors]
+    for t in tensors:
+        if t.stop_gradient:
+            raise GradientError(
+                f"backward() on a tensor with stop_gradient=True (shape {t.shape}): nothing it depends on "
+                "requires a gradient; set stop_gradient=False on the inputs or parameters you want gradients for")
+    _run_engine(list(tensors), _root_grads(tensors, grad_tensors), retain_graph, create_graph=False)
+
+
+def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
+         only_inputs=True, allow_unused=False, no_grad_vars=None):
+    """``paddle.grad``: gradients of ``outputs`` w.r.t. ``inputs``, returned (``.grad`` is untouched)."""
+    from .tensor import Tensor
+    single = isinstance(inputs, Tensor)
+    outputs = [outputs] if isinstance(outputs, Tensor) else list(outputs)
+    inputs = [inputs] if single else list(inputs)
+    if isinstance(grad_outputs, Tensor):
+        grad_outputs = [grad_outputs]
+    if retain_graph is None:
+        retain_graph = create_graph
+    capture = {id(t): t for t in inputs}
+    blocked = []
+    if no_grad_vars is not None:
+        for v in ([no_grad_vars] if isinstance(no_grad_vars, Tensor) else no_grad_vars):
+            if not v.stop_gradient:
+                blocked.append(v)
+                v.stop_gradient = True
+    try:
+        captured = _run_engine(outputs, _root_grads(outputs, grad_outputs), retain_graph, create_graph,
+                               capture=capture, accumulate=False)
+    finally:
+        for v in blocked:
+            v.stop_gradient = False
+    res = []
+    for t in inputs:
+        g = captured.get(id(t))
+        if g is None and not allow_unused:
+            raise GradientError(
+                f"one of the inputs (shape {t.shape}) is not used to compute the outputs, so it has no "
+                "gradient; pass allow_unused=True to get None for it")
+        if g is not None and not create_graph:
+            g = Tensor._wrap(g._data)
+        res.append(g)
+    return res

@@ -1,0 +1,28 @@
+"""Errors the runtime raises to users. Each message says what, where, and how to fix."""
+from __future__ import annotations
+
+import difflib
+
+
+class UnknownOpError(KeyError):
+    """An op type that is not in the registry (a typo, or an op we do not implement yet)."""
+
+    def __init__(self, type, known):
+        close = difflib.get_close_matches(str(type), list(known), n=3)
+        hint = f" Did you mean {', '.join(close)}?" if close else ""
+        super().__init__(f"unknown op type {type!r}: it is not registered in dy2st.{hint}")
+
+    def __str__(self):
+        return self.args[0]
+
+
+class OpError(RuntimeError):
+    """Wraps an exception raised inside an op kernel, naming the op and its inputs."""
+
+
+class GradientError(RuntimeError):
+    """Backward cannot proceed (graph freed, non-scalar output without grad, ...)."""
+
+
+class UnsafePickleError(Exception):
+    """A pickle asked for something other than plain containers and numpy arrays."""

@@ -1,0 +1,1 @@
+"""Paddle file formats: safe pickles, paddle.save/load, .pdmodel/.pdiparams."""

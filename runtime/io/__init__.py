@@ -1,0 +1,1 @@
+"""paddle.io: datasets and data loading (to be written)."""

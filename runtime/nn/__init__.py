@@ -1,0 +1,1 @@
+"""paddle.nn: Layer, containers, layers, functional, initializer (to be written)."""

@@ -1,0 +1,1 @@
+"""paddle.nn.functional (to be written)."""

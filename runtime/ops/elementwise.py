@@ -1,0 +1,157 @@
+"""Binary elementwise ops (elementwise_add/sub/mul/div/pow/max/min/floordiv/mod) and their grads.
+
+Paddle's legacy ``axis`` attribute aligns a lower-rank Y to X starting at dimension
+``axis``; -1 means ordinary numpy broadcasting. Gradients are dedicated ``*_grad`` ops
+that reduce the broadcast dimensions away at run time, so they work for static programs
+with unknown (-1) dimensions too.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .meta import broadcast_meta
+from .registry import Meta, register, grad_op
+
+_AXIS = {"axis": ("INT", -1)}
+
+
+def align(x, y, axis):
+    """Reshape the lower-rank operand so it starts at dimension ``axis`` of the other."""
+    if axis == -1 or x.ndim == y.ndim:
+        return x, y
+    if x.ndim > y.ndim:
+        return x, y.reshape(y.shape + (1,) * (x.ndim - axis - y.ndim))
+    return x.reshape(x.shape + (1,) * (y.ndim - axis - x.ndim)), y
+
+
+def unbroadcast(g, shape):
+    """Sum ``g`` down to ``shape`` (undo numpy broadcasting)."""
+    shape = tuple(shape)
+    if g.shape == shape:
+        return g
+    lead = g.ndim - len(shape)
+    axes = tuple(range(lead)) + tuple(i + lead for i, d in enumerate(shape) if d == 1 and g.shape[i + lead] != 1)
+    if axes:
+        g = g.sum(axis=axes, keepdims=True)
+    return g.reshape(shape)
+
+
+def _grad_pair(x, y, dout, axis, gx, gy):
+    """Reduce the elementwise grads ``gx``/``gy`` (full output shape) back to x and y's shapes."""
+    if axis != -1 and x.ndim != y.ndim:
+        if x.ndim > y.ndim:
+            ys = y.shape + (1,) * (x.ndim - axis - y.ndim)
+            return (None if gx is None else unbroadcast(gx, x.shape).astype(x.dtype, copy=False),
+                    None if gy is None else unbroadcast(gy, ys).reshape(y.shape).astype(y.dtype, copy=False))
+        xs = x.shape + (1,) * (y.ndim - axis - x.ndim)
+        return (None if gx is None else unbroadcast(gx, xs).reshape(x.shape).astype(x.dtype, copy=False),
+                None if gy is None else unbroadcast(gy, y.shape).astype(y.dtype, copy=False))
+    return (None if gx is None else unbroadcast(gx, x.shape).astype(x.dtype, copy=False),
+            None if gy is None else unbroadcast(gy, y.shape).astype(y.dtype, copy=False))
+
+
+def _make_kernel_factory(fn):
+    def make(axis=-1):
+        if axis == -1:
+            return fn
+        return lambda x, y: fn(*align(x, y, axis))
+    return make
+
+
+def _add_grad(x, y, d):
+    return d, d
+
+
+def _sub_grad(x, y, d):
+    return d, -d
+
+
+def _mul_grad(x, y, d):
+    return d * y, d * x
+
+
+def _div_grad(x, y, out, d):
+    gx = d / y
+    return gx, -gx * out
+
+
+def _pow_grad(x, y, d):
+    gx = d * y * np.power(x, y - 1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        logx = np.where(x > 0, np.log(np.where(x > 0, x, 1)), 0)
+    gy = d * np.power(x, y) * logx
+    return gx, gy
+
+
+def _max_grad(x, y, d):
+    mask = x >= y   # ties go to X, as in Paddle
+    return d * mask, d * ~mask
+
+
+def _min_grad(x, y, d):
+    mask = x <= y
+    return d * mask, d * ~mask
+
+
+def _true_divide(x, y):
+    if x.dtype.kind in "iub" and y.dtype.kind in "iub":
+        # Paddle divides integers exactly into the default float dtype
+        from ..dtype import default_float
+        return np.true_divide(x, y, dtype=default_float().np)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.true_divide(x, y)
+
+
+def _floordiv(x, y):
+    if x.dtype.kind in "iu" and np.any(y == 0):
+        raise ZeroDivisionError("integer division by zero in floor_divide")
+    return np.floor_divide(x, y)
+
+
+def _mod(x, y):
+    if x.dtype.kind in "iu" and np.any(y == 0):
+        raise ZeroDivisionError("integer division by zero in remainder")
+    return np.mod(x, y)
+
+
+def _pow(x, y):
+    if x.dtype.kind in "iu" and y.dtype.kind in "iu" and np.any(y < 0):
+        raise ValueError("integers to negative integer powers are not allowed; cast to float first")
+    return np.power(x, y)
+
+
+for _name, _fn, _g, _needs in (
+        ("elementwise_add", np.add, _add_grad, ("X", "Y")),
+        ("elementwise_sub", np.subtract, _sub_grad, ("X", "Y")),
+        ("elementwise_mul", np.multiply, _mul_grad, ("X", "Y")),
+        ("elementwise_div", _true_divide, _div_grad, ("X", "Y", "Out")),
+        ("elementwise_pow", _pow, _pow_grad, ("X", "Y")),
+        ("elementwise_max", np.maximum, _max_grad, ("X", "Y")),
+        ("elementwise_min", np.minimum, _min_grad, ("X", "Y")),
+        ("elementwise_floordiv", _floordiv, None, ()),
+        ("elementwise_mod", _mod, None, ())):
+    def _kernel(x, y, axis=-1, _fn=_fn):
+        if axis != -1:
+            x, y = align(x, y, axis)
+        return _fn(x, y)
+    _op = register(_name, ["X", "Y"], ["Out"], _AXIS, kernel=_kernel, infer_meta=broadcast_meta,
+                   make_kernel=_make_kernel_factory(_fn),
+                   differentiable=("X", "Y") if _g is not None else ())
+    if _g is not None:
+        def _gkernel(x, y, *rest, axis=-1, _g=_g):
+            xa, ya = align(x, y, axis)
+            gx, gy = _g(xa, ya, *rest)
+            return _grad_pair(x, y, rest[-1], axis, gx, gy)
+        grad_op(_name, list(_needs) + ["Out@GRAD"], ["X@GRAD", "Y@GRAD"], _gkernel)
+
+
+def _div_meta(x, y, axis=-1, **_):
+    m = broadcast_meta(x, y, axis)
+    if x.dtype.kind in "iub" and y.dtype.kind in "iub":
+        from ..dtype import default_float
+        return Meta(m.shape, default_float().np)
+    return m
+
+
+from .registry import lookup as _lookup  # noqa: E402
+_lookup("elementwise_div").infer_meta = _div_meta

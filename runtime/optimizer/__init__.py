@@ -1,0 +1,1 @@
+"""paddle.optimizer (to be written)."""

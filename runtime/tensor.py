@@ -1,0 +1,415 @@
+"""Tensor (an `np.ndarray` plus autograd state), Parameter, and Paddle-style printing.
+
+Operators and the many methods that mirror the functional API (``x.reshape``,
+``x.sum`` ...) are attached to `TensorMethods` by the API modules with
+`tensor_method`, so that static-mode Variables, which inherit the same mixin, get
+them too.
+"""
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+
+from . import dtype as _dt
+from .framework import state
+
+_tensor_ids = itertools.count()
+
+
+class TensorMethods:
+    """Mixin holding every method shared by eager Tensors and static Variables."""
+    __slots__ = ()
+
+
+def tensor_method(func=None, *, name=None):
+    """Attach ``func`` to `TensorMethods` (as ``name`` or its own name). Usable as a decorator."""
+    def attach(f):
+        setattr(TensorMethods, name or f.__name__, f)
+        return f
+    return attach(func) if func is not None else attach
+
+
+class Tensor(TensorMethods):
+    """An n-dimensional array on the CPU with optional gradient tracking.
+
+    ``stop_gradient`` is True for data and False for parameters (Paddle's convention,
+    the inverse of ``requires_grad``). ``grad`` holds the accumulated gradient of a
+    leaf after ``backward()``.
+    """
+
+    __slots__ = ("_data", "stop_gradient", "_grad", "_node", "_out_idx", "_name",
+                 "_hooks", "persistable", "__weakref__")
+
+    def __init__(self, data=None, dtype=None, place=None, stop_gradient=True, name=None):
+        if data is None:
+            arr = np.zeros((0,), dtype=_dt.default_float().np)
+        else:
+            arr = _to_array(data, dtype)
+        self._data = arr
+        self.stop_gradient = stop_gradient
+        self._grad = None
+        self._node = None
+        self._out_idx = 0
+        self._name = name
+        self._hooks = None
+        self.persistable = False
+
+    # -- construction used by run_op: no checks, no copies --------------------------------
+    @classmethod
+    def _wrap(cls, arr, stop_gradient=True):
+        t = cls.__new__(cls)
+        t._data = arr
+        t.stop_gradient = stop_gradient
+        t._grad = None
+        t._node = None
+        t._out_idx = 0
+        t._name = None
+        t._hooks = None
+        t.persistable = False
+        return t
+
+    # -- metadata --------------------------------------------------------------------------
+    @property
+    def shape(self):
+        return list(self._data.shape)
+
+    @property
+    def dtype(self):
+        return _dt.from_numpy_dtype(self._data.dtype)
+
+    @property
+    def ndim(self):
+        return self._data.ndim
+
+    def dim(self):
+        return self._data.ndim
+
+    ndimension = dim
+
+    @property
+    def size(self):
+        return int(self._data.size)
+
+    def numel(self):
+        return int(self._data.size)
+
+    @property
+    def place(self):
+        from .device import CPUPlace
+        return CPUPlace()
+
+    @property
+    def name(self):
+        if self._name is None:
+            self._name = f"generated_tensor_{next(_tensor_ids)}"
+        return self._name
+
+    @name.setter
+    def name(self, value):
+        self._name = value
+
+    @property
+    def is_leaf(self):
+        return self._node is None
+
+    @property
+    def T(self):
+        from .dispatch import run_op
+        return run_op("transpose2", self, axis=list(range(self.ndim))[::-1])
+
+    # -- data access -----------------------------------------------------------------------
+    def numpy(self):
+        """The value as an ndarray (a view: writing to it changes the tensor)."""
+        return self._data
+
+    def item(self, *args):
+        if args:
+            return self._data.item(*args)
+        if self._data.size != 1:
+            raise ValueError(f"item() needs a tensor with exactly one element, got shape {self.shape}; "
+                             "index it first, e.g. x[0].item()")
+        return self._data.item()
+
+    def tolist(self):
+        return self._data.tolist()
+
+    def __array__(self, dtype=None, copy=None):
+        return self._data if dtype is None else self._data.astype(dtype)
+
+    def __len__(self):
+        if self._data.ndim == 0:
+            raise TypeError("len() of a 0-D tensor")
+        return self._data.shape[0]
+
+    def __bool__(self):
+        if self._data.size != 1:
+            raise ValueError(f"the truth value of a tensor with {self._data.size} elements is ambiguous; "
+                             "use paddle.any(x) or paddle.all(x)")
+        return bool(self._data.item())
+
+    def __int__(self):
+        return int(self.item())
+
+    def __float__(self):
+        return float(self.item())
+
+    def __index__(self):
+        if self._data.dtype.kind not in "iub":
+            raise TypeError(f"only integer tensors can be used as an index, got {self.dtype}")
+        return int(self.item())
+
+    def __hash__(self):
+        return id(self)
+
+    def __iter__(self):
+        if self._data.ndim == 0:
+            raise TypeError("iteration over a 0-D tensor")
+        for i in range(self._data.shape[0]):
+            yield self[i]
+
+    # -- autograd --------------------------------------------------------------------------
+    @property
+    def grad(self):
+        return self._grad
+
+    @grad.setter
+    def grad(self, value):
+        if value is not None and not isinstance(value, Tensor):
+            value = Tensor(value)
+        self._grad = value
+
+    def backward(self, grad_tensor=None, retain_graph=False):
+        from .autograd import backward
+        backward([self], [grad_tensor] if grad_tensor is not None else None, retain_graph)
+
+    def clear_gradient(self, set_to_zero=True):
+        """Reset the gradient: zeros when ``set_to_zero`` (Paddle's default), else None."""
+        if self._grad is not None and set_to_zero:
+            self._grad._data = np.zeros_like(self._grad._data)
+        else:
+            self._grad = None
+
+    clear_grad = clear_gradient
+
+    def register_hook(self, hook):
+        """Call ``hook(grad)`` when this tensor's gradient is computed; a returned tensor replaces it."""
+        if self.stop_gradient:
+            raise RuntimeError("cannot register a hook on a tensor with stop_gradient=True")
+        from .autograd import HookHandle
+        if self._hooks is None:
+            self._hooks = {}
+        handle = HookHandle(self._hooks)
+        self._hooks[handle.id] = hook
+        return handle
+
+    def detach(self):
+        """A new tensor sharing this data, cut off from the graph."""
+        return Tensor._wrap(self._data)
+
+    def detach_(self):
+        self._node = None
+        self.stop_gradient = True
+        return self
+
+    def clone(self):
+        from .dispatch import run_op
+        return run_op("assign", self)
+
+    def set_value(self, value):
+        """Overwrite the data in place (shape must match; dtype is cast to this tensor's)."""
+        arr = value._data if isinstance(value, Tensor) else np.asarray(value)
+        if tuple(arr.shape) != self._data.shape:
+            raise ValueError(f"set_value: shape {list(arr.shape)} does not match the tensor's shape {self.shape}")
+        self._data = np.array(arr, dtype=self._data.dtype, copy=True)
+
+    def copy_(self, other, blocking=True):
+        self.set_value(other)
+        return self
+
+    def _share_data_with(self, other):
+        self._data = other._data
+
+    def cpu(self):
+        return self
+
+    def cuda(self, *a, **k):
+        raise RuntimeError("dy2st runs on the CPU only; there is no CUDA device")
+
+    def pin_memory(self):
+        return self
+
+    def is_floating_point(self):
+        return self._data.dtype.kind == "f"
+
+    def is_integer(self):
+        return self._data.dtype.kind in "iu"
+
+    def element_size(self):
+        return self._data.dtype.itemsize
+
+    def is_contiguous(self):
+        return True
+
+    def contiguous(self):
+        return self
+
+    def data_ptr(self):
+        return self._data.ctypes.data
+
+    def __repr__(self):
+        return format_tensor(self)
+
+    __str__ = __repr__
+
+    def __format__(self, spec):
+        if self._data.ndim == 0 and spec:
+            return format(self._data.item(), spec)
+        return repr(self)
+
+    def __deepcopy__(self, memo):
+        t = type(self)._wrap(self._data.copy(), self.stop_gradient)
+        t.persistable = self.persistable
+        t._name = self._name
+        if isinstance(self, Parameter):
+            t.trainable = self.trainable
+            t.optimize_attr = dict(self.optimize_attr)
+            t.regularizer = self.regularizer
+            t.need_clip = self.need_clip
+            t.is_distributed = False
+        memo[id(self)] = t
+        return t
+
+    def __reduce_ex__(self, proto):
+        # Pickling a tensor stores its numpy value: Paddle's own .pdparams hold arrays.
+        return (_rebuild_tensor, (self._data, self.stop_gradient))
+
+
+def _rebuild_tensor(arr, stop_gradient):
+    return Tensor._wrap(np.asarray(arr), stop_gradient)
+
+
+class Parameter(Tensor):
+    """A trainable tensor owned by a Layer (``stop_gradient=False``, persistable)."""
+
+    __slots__ = ("trainable", "optimize_attr", "regularizer", "need_clip", "is_distributed", "initializer")
+
+    def __init__(self, data, dtype=None, name=None, trainable=True):
+        super().__init__(data, dtype=dtype, stop_gradient=not trainable, name=name)
+        self.persistable = True
+        self.trainable = trainable
+        self.optimize_attr = {"learning_rate": 1.0}
+        self.regularizer = None
+        self.need_clip = True
+        self.is_distributed = False
+        self.initializer = None
+
+    @classmethod
+    def _wrap(cls, arr, stop_gradient=False):
+        t = super()._wrap(arr, stop_gradient)
+        t.persistable = True
+        t.trainable = not stop_gradient
+        t.optimize_attr = {"learning_rate": 1.0}
+        t.regularizer = None
+        t.need_clip = True
+        t.is_distributed = False
+        t.initializer = None
+        return t
+
+    def __setattr__(self, key, value):
+        # Paddle keeps trainable and stop_gradient in step.
+        object.__setattr__(self, key, value)
+        if key == "trainable":
+            object.__setattr__(self, "stop_gradient", not value)
+        elif key == "stop_gradient" and hasattr(self, "optimize_attr"):
+            object.__setattr__(self, "trainable", not value)
+
+    def __repr__(self):
+        return "Parameter containing:\n" + format_tensor(self)
+
+    __str__ = __repr__
+
+
+def _to_array(data, dtype=None) -> np.ndarray:
+    """Convert user data (scalars, nested lists, ndarrays, Tensors) to an ndarray, Paddle's way:
+    Python floats become the default float dtype, Python ints int64, bools bool."""
+    if isinstance(data, Tensor):
+        arr = data._data
+    elif isinstance(data, np.ndarray):
+        arr = data
+    elif isinstance(data, (np.generic,)):
+        arr = np.asarray(data)
+    else:
+        if isinstance(data, (list, tuple)) and any(isinstance(v, Tensor) for v in _flat(data)):
+            data = _unwrap_nested(data)
+        arr = np.asarray(data)
+        if arr.dtype == np.float64 and dtype is None:
+            arr = arr.astype(_dt.default_float().np)
+        elif arr.dtype.kind == "i" and arr.dtype != np.int64 and dtype is None:
+            arr = arr.astype(np.int64)
+        elif arr.dtype.kind == "c" and dtype is None:
+            arr = arr.astype(np.complex64)
+        elif arr.dtype.kind in "US":
+            raise TypeError(f"cannot make a tensor from strings: {data!r}")
+        elif arr.dtype == object:
+            raise TypeError(f"cannot make a tensor from {type(data).__name__} data with ragged or mixed "
+                            "elements; pass a rectangular nested list of numbers or an ndarray")
+    if dtype is not None:
+        npd = _dt.to_np(dtype)
+        if arr.dtype != npd:
+            arr = arr.astype(npd)
+    return arr
+
+
+def _flat(data):
+    for v in data:
+        if isinstance(v, (list, tuple)):
+            yield from _flat(v)
+        else:
+            yield v
+
+
+def _unwrap_nested(data):
+    if isinstance(data, (list, tuple)):
+        return [_unwrap_nested(v) for v in data]
+    return data._data if isinstance(data, Tensor) else data
+
+
+# -- printing (Paddle's layout: numpy-like body indented under a header) -----------------------
+
+_print_options = {"precision": 8, "threshold": 1000, "edgeitems": 3, "linewidth": 80, "sci_mode": None}
+
+
+def set_printoptions(precision=None, threshold=None, edgeitems=None, sci_mode=None, linewidth=None):
+    """``paddle.set_printoptions``: how tensors print."""
+    for k, v in (("precision", precision), ("threshold", threshold), ("edgeitems", edgeitems),
+                 ("sci_mode", sci_mode), ("linewidth", linewidth)):
+        if v is not None:
+            _print_options[k] = v
+
+
+def _format_body(arr: np.ndarray, indent: int) -> str:
+    opts = _print_options
+    kw = dict(precision=opts["precision"], threshold=opts["threshold"], edgeitems=opts["edgeitems"],
+              max_line_width=opts["linewidth"], separator=", ")
+    if arr.dtype.kind == "f":
+        kw["floatmode"] = "maxprec_equal" if opts["sci_mode"] is None else "fixed"
+        if opts["sci_mode"]:
+            kw["formatter"] = {"float_kind": lambda v: np.format_float_scientific(v, precision=opts["precision"])}
+    if arr.dtype == np.bool_:
+        kw["formatter"] = {"bool": lambda v: "True " if v else "False"}
+    body = np.array2string(arr, **kw)
+    if arr.dtype == np.bool_:
+        body = body.replace("True , ", "True , ").replace("True ]", "True ]")
+    return body.replace("\n", "\n" + " " * indent)
+
+
+def format_tensor(t: Tensor) -> str:
+    arr = t._data
+    prefix = "Tensor(shape={}, dtype={}, place=Place(cpu), stop_gradient={},".format(
+        list(arr.shape), t.dtype.name, t.stop_gradient)
+    return prefix + "\n       " + _format_body(arr, 7) + ")"
+
+
+def is_tensor(x) -> bool:
+    return isinstance(x, Tensor)

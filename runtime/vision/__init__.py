@@ -1,0 +1,1 @@
+"""paddle.vision (to be written)."""
