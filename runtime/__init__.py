@@ -5,7 +5,7 @@ public name here uses Paddle's spelling and argument order.
 """
 from . import ops  # registers every op  # noqa: F401
 from .dtype import (bool_ as bool, int8, uint8, int16, int32, int64, float16, float32, float64,  # noqa: F401
-                    complex64, complex128, get_default_dtype, set_default_dtype, DType as dtype)
+                    complex64, complex128, get_default_dtype, set_default_dtype)
 from .tensor import Tensor, Parameter, set_printoptions, is_tensor  # noqa: F401
 from .framework import (no_grad, enable_grad, set_grad_enabled, is_grad_enabled,  # noqa: F401
                         in_dynamic_mode, enable_static, disable_static)
@@ -27,6 +27,7 @@ from .api.creation import *  # noqa: F401,F403
 from .api.random import *  # noqa: F401,F403
 from .api.manipulation import *  # noqa: F401,F403
 from .api.indexing import *  # noqa: F401,F403
-from . import api as tensor  # noqa: F401  (paddle.tensor)
 
 from . import nn, optimizer, io, vision  # noqa: F401,E402
+from .formats.serialization import save, load  # noqa: F401,E402
+from . import regularizer, metric  # noqa: F401,E402

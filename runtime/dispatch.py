@@ -28,6 +28,9 @@ def run_op(op_type: str, *inputs, **attrs):
     opdef = _OPS.get(op_type)
     if opdef is None:
         opdef = lookup(op_type)  # raises UnknownOpError with suggestions
+    if len(inputs) < len(opdef.inputs):
+        # trailing optional slots left out by the caller are absent (None)
+        inputs = inputs + (None,) * (len(opdef.inputs) - len(inputs))
     if state.static:
         return state.static_builder(opdef, inputs, attrs)
     return run_eager(opdef, inputs, attrs)
@@ -63,7 +66,7 @@ def run_eager(opdef, inputs, attrs):
         _annotate(e, opdef, arrays, attrs)
         raise
 
-    if opdef.n_visible == 1:
+    if opdef.n_visible == 1 and not opdef.list_output:
         if need_grad and out.dtype.kind in "fc":
             t = _wrap(out, False)
             GradNode(opdef, inputs, attrs, (t,))
@@ -73,7 +76,8 @@ def run_eager(opdef, inputs, attrs):
             state.tracer(opdef, inputs, attrs, (t,))
         return t
 
-    outs = tuple(_wrap_out(o) for o in out)
+    as_list = opdef.list_output and opdef.n_visible == 1
+    outs = (_wrap_out(out),) if as_list else tuple(_wrap_out(o) for o in out)
     if need_grad:
         flat = []
         for o in outs:
@@ -83,13 +87,13 @@ def run_eager(opdef, inputs, attrs):
         GradNode(opdef, inputs, attrs, outs)
     if state.tracer is not None:
         state.tracer(opdef, inputs, attrs, outs)
-    return outs
+    return outs[0] if as_list else outs
 
 
 def _wrap_out(o):
     if o is None:
         return None
-    if isinstance(o, list):
+    if isinstance(o, (list, tuple)):
         return [_wrap(a) for a in o]
     return _wrap(o)
 

@@ -342,7 +342,10 @@ def _to_array(data, dtype=None) -> np.ndarray:
     else:
         if isinstance(data, (list, tuple)) and any(isinstance(v, Tensor) for v in _flat(data)):
             data = _unwrap_nested(data)
-        arr = np.asarray(data)
+        try:
+            arr = np.asarray(data)
+        except ValueError:
+            arr = np.asarray(data, dtype=object)
         if arr.dtype == np.float64 and dtype is None:
             arr = arr.astype(_dt.default_float().np)
         elif arr.dtype.kind == "i" and arr.dtype != np.int64 and dtype is None:
@@ -388,20 +391,80 @@ def set_printoptions(precision=None, threshold=None, edgeitems=None, sci_mode=No
             _print_options[k] = v
 
 
+def _format_item(v, kind, precision, sci):
+    if kind == "f":
+        if sci:
+            return f"{v:.{precision}e}"
+        if np.isfinite(v) and np.ceil(v) == v or np.isinf(v):
+            return f"{v:.0f}."
+        return f"{v:.{precision}f}"
+    if kind == "b":
+        return "True" if v else "False"
+    if kind == "c":
+        return f"({v.real:.{precision}f}{v.imag:+.{precision}f}j)"
+    return str(v)
+
+
+def _summarize(arr, edge):
+    """Keep ``edge`` items at both ends of every long axis (Paddle prints '...' between)."""
+    for ax in range(arr.ndim):
+        if arr.shape[ax] > 2 * edge:
+            idx = list(range(edge)) + list(range(arr.shape[ax] - edge, arr.shape[ax]))
+            arr = np.take(arr, idx, axis=ax)
+    return arr
+
+
 def _format_body(arr: np.ndarray, indent: int) -> str:
+    """Paddle's layout: items left-justified to one width, a leading space for
+    non-negatives when any value is negative, rows wrapped at ``linewidth``."""
     opts = _print_options
-    kw = dict(precision=opts["precision"], threshold=opts["threshold"], edgeitems=opts["edgeitems"],
-              max_line_width=opts["linewidth"], separator=", ")
-    if arr.dtype.kind == "f":
-        kw["floatmode"] = "maxprec_equal" if opts["sci_mode"] is None else "fixed"
-        if opts["sci_mode"]:
-            kw["formatter"] = {"float_kind": lambda v: np.format_float_scientific(v, precision=opts["precision"])}
-    if arr.dtype == np.bool_:
-        kw["formatter"] = {"bool": lambda v: "True " if v else "False"}
-    body = np.array2string(arr, **kw)
-    if arr.dtype == np.bool_:
-        body = body.replace("True , ", "True , ").replace("True ]", "True ]")
-    return body.replace("\n", "\n" + " " * indent)
+    kind = arr.dtype.kind
+    summarize = arr.size > opts["threshold"]
+    edge = opts["edgeitems"]
+    shown = _summarize(arr, edge) if summarize else arr
+    sci = bool(opts["sci_mode"])
+    flat = shown.reshape(-1)
+    strs = [_format_item(v, kind, opts["precision"], sci) for v in flat.tolist()]
+    width = max((len(x) for x in strs), default=0)
+    signed = kind in "fi" and flat.size > 0 and bool(np.any(flat < 0))
+    out = []
+    for v, x in zip(flat.tolist(), strs):
+        if width > len(x):
+            x = (" " + x.ljust(width - 1)) if signed and not v < 0 else x.ljust(width)
+        out.append(x)
+    items = np.array(out, dtype=object).reshape(shown.shape) if shown.ndim else out[0]
+    if shown.ndim == 0:
+        return items
+    linewidth = opts["linewidth"]
+
+    def rec(a, level, full_dim_sizes):
+        # a: object array of strings; level: depth (0 = outermost)
+        pad = " " * (indent + level + 1)
+        cut = summarize and full_dim_sizes[0] > 2 * edge
+        if a.ndim == 1:
+            parts = list(a)
+            if not parts:
+                return "[]"
+            if cut:
+                parts = parts[:edge] + ["..."] + parts[edge:]
+            lines, line = [], "["
+            for i, p in enumerate(parts):
+                piece = p + ("," if i < len(parts) - 1 else "]")
+                cand = line + ("" if line.endswith("[") else " ") + piece
+                if len(cand) + indent + level > linewidth and not line.endswith("["):
+                    lines.append(line)
+                    line = " " * 0 + piece
+                else:
+                    line = cand
+            lines.append(line)
+            return ("\n" + pad).join(lines)
+        subs = [rec(a[i], level + 1, full_dim_sizes[1:]) for i in range(a.shape[0])]
+        if cut:
+            subs = subs[:edge] + ["..."] + subs[edge:]
+        sep = ",\n" + "\n" * (a.ndim - 2) + pad
+        return "[" + sep.join(subs) + "]"
+
+    return rec(items, 0, arr.shape)
 
 
 def format_tensor(t: Tensor) -> str:

@@ -1,1 +1,8 @@
-"""paddle.nn: Layer, containers, layers, functional, initializer (to be written)."""
+"""paddle.nn: Layer, containers, layers, functional, initializer, ParamAttr, gradient clipping."""
+from . import functional  # noqa: F401
+from . import initializer  # noqa: F401
+from . import param_attr  # noqa: F401
+from .layer import *  # noqa: F401,F403
+from .layer.layers import Layer  # noqa: F401
+from .clip import ClipGradByGlobalNorm, ClipGradByNorm, ClipGradByValue  # noqa: F401
+from ..tensor import Parameter  # noqa: F401

@@ -1,1 +1,289 @@
-"""(to be written)"""
+"""Activation ops (relu, gelu, sigmoid, softmax, ...) and their dedicated ``*_grad`` ops.
+
+Kernels keep the input's float dtype (Python-float constants are weak under NEP 50);
+integer inputs of transcendental activations are computed in float32, as Paddle's
+autocast does. Grad kernels read whichever of X or Out makes the rule cheapest.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .meta import same_as_x
+from .registry import Meta, register, grad_op
+
+_SQRT_2_PI = math.sqrt(2.0 / math.pi)
+_INV_SQRT_2 = 1.0 / math.sqrt(2.0)
+_INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
+_GELU_C = 0.044715
+
+_erf_scalar = np.frompyfunc(math.erf, 1, 1)
+
+
+def erf(x):
+    """Vectorised math.erf, exact to double precision, in ``x``'s dtype (no scipy needed)."""
+    return np.asarray(_erf_scalar(x), dtype=x.dtype)
+
+
+def as_float(x):
+    """Integer/bool inputs of float-only ops are computed in float32 (Paddle's autocast)."""
+    return x.astype(np.float32) if x.dtype.kind in "iub" else x
+
+
+def float_meta(x, *_, **__):
+    return Meta(tuple(x.shape), np.dtype(np.float32) if np.dtype(x.dtype).kind in "iub" else x.dtype)
+
+
+def _out_meta(out, dout, **_):
+    return Meta(tuple(out.shape), out.dtype)
+
+
+def sigmoid(x):
+    with np.errstate(over="ignore"):   # exp(-x) overflows to inf for very negative x: 1/inf = 0 is right
+        out = np.negative(x)
+        np.exp(out, out=out)
+    out += 1
+    return np.reciprocal(out, out=out)
+
+
+def _unary(type, kernel, grad_kernel=None, uses="X", attrs=None, meta=float_meta):
+    register(type, ["X"], ["Out"], attrs or {}, kernel=kernel, infer_meta=meta)
+    if grad_kernel is not None:
+        grad_op(type, [uses, "Out@GRAD"], ["X@GRAD"], grad_kernel,
+                infer_meta=_out_meta if uses == "Out" else None)
+
+
+# -- relu family ------------------------------------------------------------------------------
+def _relu(x, **_):
+    return np.maximum(x, 0)
+
+
+def _relu_grad(out, dout, **_):
+    return dout * (out > 0)
+
+
+def _relu6(x, **_):
+    return np.clip(x, 0, 6)
+
+
+def _relu6_grad(out, dout, **_):
+    return dout * ((out > 0) & (out < 6))
+
+
+def _leaky_relu(x, alpha=0.019999999552965164, **_):
+    x = as_float(x)
+    return np.where(x >= 0, x, x * alpha)
+
+
+def _leaky_relu_grad(x, dout, alpha=0.019999999552965164, **_):
+    return np.where(x >= 0, dout, dout * alpha)
+
+
+def _elu(x, alpha=1.0, **_):
+    x = as_float(x)
+    with np.errstate(over="ignore"):
+        return np.where(x > 0, x, alpha * np.expm1(np.minimum(x, 0)))
+
+
+def _elu_grad(x, dout, alpha=1.0, **_):
+    return np.where(x > 0, dout, dout * (alpha * np.exp(np.minimum(x, 0))))
+
+
+_unary("relu", _relu, _relu_grad, uses="Out", meta=same_as_x)
+_unary("relu6", _relu6, _relu6_grad, uses="Out", meta=same_as_x)
+_unary("leaky_relu", _leaky_relu, _leaky_relu_grad, attrs={"alpha": ("FLOAT", 0.019999999552965164)})
+_unary("elu", _elu, _elu_grad, attrs={"alpha": ("FLOAT", 1.0)})
+
+
+# -- gelu -------------------------------------------------------------------------------------
+def _gelu(x, approximate=False, **_):
+    x = as_float(x)
+    if approximate:
+        inner = x * x
+        inner *= _GELU_C
+        inner += 1
+        inner *= x
+        inner *= _SQRT_2_PI
+        np.tanh(inner, out=inner)
+    else:
+        inner = erf(x * _INV_SQRT_2)
+    inner += 1
+    inner *= x
+    inner *= 0.5
+    return inner
+
+
+def _gelu_grad(x, dout, approximate=False, **_):
+    if approximate:
+        x2 = x * x
+        t = np.tanh(_SQRT_2_PI * x * (1 + _GELU_C * x2))
+        dt = (1 - t * t) * (_SQRT_2_PI * (1 + 3 * _GELU_C * x2))
+        g = 0.5 * (1 + t) + 0.5 * x * dt
+    else:
+        g = 0.5 * (1 + erf(x * _INV_SQRT_2)) + x * np.exp(-0.5 * x * x) * _INV_SQRT_2PI
+    g *= dout
+    return g
+
+
+_unary("gelu", _gelu, _gelu_grad, attrs={"approximate": ("BOOLEAN", False)})
+
+
+# -- sigmoid family ---------------------------------------------------------------------------
+def _sigmoid(x, **_):
+    return sigmoid(as_float(x))
+
+
+def _sigmoid_grad(out, dout, **_):
+    return dout * out * (1 - out)
+
+
+def _tanh(x, **_):
+    return np.tanh(as_float(x))
+
+
+def _tanh_grad(out, dout, **_):
+    return dout * (1 - out * out)
+
+
+def _silu(x, **_):
+    x = as_float(x)
+    out = sigmoid(x)
+    out *= x
+    return out
+
+
+def _silu_grad(x, dout, **_):
+    s = sigmoid(x)
+    g = 1 - s
+    g *= x
+    g += 1
+    g *= s
+    g *= dout
+    return g
+
+
+def _hard_swish(x, threshold=6.0, scale=6.0, offset=3.0, **_):
+    x = as_float(x)
+    out = np.clip(x + offset, 0, threshold)
+    out *= x
+    out /= scale
+    return out
+
+
+def _hard_swish_grad(x, dout, threshold=6.0, scale=6.0, offset=3.0, **_):
+    t = x + offset
+    g = np.where(t <= 0, 0, np.where(t < threshold, (2 * x + offset) / scale, threshold / scale)).astype(x.dtype, copy=False)
+    return dout * g
+
+
+def _hard_sigmoid(x, slope=0.20000000298023224, offset=0.5, **_):
+    x = as_float(x)
+    out = x * slope
+    out += offset
+    return np.clip(out, 0, 1, out=out)
+
+
+def _hard_sigmoid_grad(out, dout, slope=0.20000000298023224, offset=0.5, **_):
+    return dout * (((out > 0) & (out < 1)) * slope).astype(dout.dtype, copy=False)
+
+
+def _softplus(x, beta=1.0, threshold=20.0, **_):
+    x = as_float(x)
+    bx = x * beta
+    # logaddexp(0, z) = log(1 + e^z) without overflow; above the threshold Paddle returns x itself
+    return np.where(bx > threshold, x, np.logaddexp(0, bx) / beta)
+
+
+def _softplus_grad(x, dout, beta=1.0, threshold=20.0, **_):
+    bx = x * beta
+    return np.where(bx > threshold, dout, dout * sigmoid(bx))
+
+
+def _softsign(x, **_):
+    x = as_float(x)
+    return x / (1 + np.abs(x))
+
+
+def _softsign_grad(x, dout, **_):
+    d = 1 + np.abs(x)
+    d *= d
+    return dout / d
+
+
+def _stanh(x, scale_a=0.6700000166893005, scale_b=1.71589994430542, **_):
+    x = as_float(x)
+    return scale_b * np.tanh(x * scale_a)
+
+
+def _stanh_grad(x, dout, scale_a=0.6700000166893005, scale_b=1.71589994430542, **_):
+    t = np.tanh(x * scale_a)
+    return dout * (scale_a * scale_b) * (1 - t * t)
+
+
+_unary("sigmoid", _sigmoid, _sigmoid_grad, uses="Out")
+_unary("tanh", _tanh, _tanh_grad, uses="Out")
+_unary("silu", _silu, _silu_grad)
+_unary("swish", _silu, _silu_grad)   # Paddle's swish op has no beta attribute: it is silu
+_unary("hard_swish", _hard_swish, _hard_swish_grad,
+       attrs={"threshold": ("FLOAT", 6.0), "scale": ("FLOAT", 6.0), "offset": ("FLOAT", 3.0)})
+_unary("hard_sigmoid", _hard_sigmoid, _hard_sigmoid_grad, uses="Out",
+       attrs={"slope": ("FLOAT", 0.20000000298023224), "offset": ("FLOAT", 0.5)})
+_unary("softplus", _softplus, _softplus_grad, attrs={"beta": ("FLOAT", 1.0), "threshold": ("FLOAT", 20.0)})
+_unary("softsign", _softsign, _softsign_grad)
+_unary("stanh", _stanh, _stanh_grad,
+       attrs={"scale_a": ("FLOAT", 0.6700000166893005), "scale_b": ("FLOAT", 1.71589994430542)})
+
+
+# -- softmax ----------------------------------------------------------------------------------
+def _axis(x, axis):
+    if x.ndim == 0:
+        return None   # a 0-D tensor is its own (one-element) softmax row
+    if not -x.ndim <= axis < x.ndim:
+        raise ValueError(f"softmax: axis {axis} is out of range for a tensor of rank {x.ndim} "
+                         f"(expected -{x.ndim} <= axis < {x.ndim})")
+    return axis
+
+
+def _softmax(x, axis=-1, **_):
+    x = as_float(x)
+    ax = _axis(x, axis)
+    out = x - x.max(axis=ax, keepdims=True)   # the only full-size temporary
+    np.exp(out, out=out)
+    out /= out.sum(axis=ax, keepdims=True)
+    return out
+
+
+def _softmax_grad(out, dout, axis=-1, **_):
+    ax = _axis(out, axis)
+    g = dout * out
+    s = g.sum(axis=ax, keepdims=True)
+    g -= out * s
+    return g
+
+
+def _log_softmax(x, axis=-1, **_):
+    x = as_float(x)
+    ax = _axis(x, axis)
+    out = x - x.max(axis=ax, keepdims=True)
+    out -= np.log(np.exp(out).sum(axis=ax, keepdims=True))
+    return out
+
+
+def _log_softmax_grad(out, dout, axis=-1, **_):
+    ax = _axis(out, axis)
+    g = np.exp(out)
+    g *= dout.sum(axis=ax, keepdims=True)
+    np.subtract(dout, g, out=g)
+    return g
+
+
+def _softmax_meta(x, axis=-1, **_):
+    if len(x.shape) and not -len(x.shape) <= axis < len(x.shape):
+        raise ValueError(f"softmax: axis {axis} is out of range for a tensor of rank {len(x.shape)}")
+    return float_meta(x)
+
+
+_unary("softmax", _softmax, _softmax_grad, uses="Out", attrs={"axis": ("INT", -1)}, meta=_softmax_meta)
+_unary("log_softmax", _log_softmax, _log_softmax_grad, uses="Out", attrs={"axis": ("INT", -1)},
+       meta=_softmax_meta)

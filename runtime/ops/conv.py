@@ -1,1 +1,322 @@
-"""(to be written)"""
+"""Convolution ops: conv2d, depthwise_conv2d, conv2d_transpose, depthwise_conv2d_transpose and grads.
+
+Every convolution is im2col + one batched GEMM: a strided view of the padded input gives the
+columns laid out (N, groups, C/g*kh*kw, OH*OW), so ``W @ cols`` lands directly in NCHW (this
+beat one big (N*OH*OW, C*kh*kw) GEMM, per-offset accumulation and cached fancy-index im2col on
+LeNet-sized layers). The scatter side (input grads, transposed convolutions) is kh*kw strided
+slice-adds instead of ``np.add.at``. NHWC is handled by transposing to NCHW and back.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numpy.lib.stride_tricks import as_strided
+
+from .registry import Meta, grad_op, register
+
+_CONV_ATTRS = {
+    "strides": ("INTS", [1, 1]),
+    "paddings": ("INTS", [0, 0]),
+    "padding_algorithm": ("STRING", "EXPLICIT"),
+    "dilations": ("INTS", [1, 1]),
+    "groups": ("INT", 1),
+    "data_format": ("STRING", "NCHW"),
+}
+_CONVT_ATTRS = {
+    "strides": ("INTS", [1, 1]),
+    "paddings": ("INTS", [0, 0]),
+    "output_padding": ("INTS", []),
+    "output_size": ("INTS", []),
+    "padding_algorithm": ("STRING", "EXPLICIT"),
+    "groups": ("INT", 1),
+    "dilations": ("INTS", [1, 1]),
+    "data_format": ("STRING", "NCHW"),
+}
+
+
+# -- shared geometry ------------------------------------------------------------------------------
+
+def pads4(paddings, what="paddings"):
+    """Paddle's 2-value [h, w] or 4-value [top, bottom, left, right] paddings as 4 ints."""
+    p = [int(v) for v in paddings]
+    if len(p) == 2:
+        return [p[0], p[0], p[1], p[1]]
+    if len(p) == 4:
+        return p
+    raise ValueError(f"{what} must have 2 values [pad_h, pad_w] or 4 values [top, bottom, left, right], "
+                     f"got {list(paddings)}")
+
+
+def same_pads(size, k, s):
+    """Paddle's SAME padding for one dim: output ceil(size / s), extra padding at the end."""
+    if size < 0:
+        return 0, 0
+    out = (size + s - 1) // s
+    total = max((out - 1) * s + k - size, 0)
+    return total // 2, total - total // 2
+
+
+def resolve_padding(in_hw, k_hw, strides, paddings, dilations, algorithm):
+    """Effective (pads4, dilations): SAME pads for ceil(in / stride) and resets dilation to 1
+    (as Paddle does); VALID means no padding."""
+    algorithm = (algorithm or "EXPLICIT").upper()
+    if algorithm == "SAME":
+        pt, pb = same_pads(in_hw[0], k_hw[0], strides[0])
+        pl, pr = same_pads(in_hw[1], k_hw[1], strides[1])
+        return [pt, pb, pl, pr], [1, 1]
+    if algorithm == "VALID":
+        return [0, 0, 0, 0], list(dilations)
+    if algorithm != "EXPLICIT":
+        raise ValueError(f"padding_algorithm must be 'EXPLICIT', 'SAME' or 'VALID', got {algorithm!r}")
+    return pads4(paddings), list(dilations)
+
+
+def _conv_out(size, k, s, p0, p1, d):
+    if size < 0:
+        return -1
+    return (size + p0 + p1 - (d * (k - 1) + 1)) // s + 1
+
+
+def _check_format(data_format):
+    if data_format not in ("NCHW", "NHWC", "AnyLayout"):
+        raise ValueError(f"data_format must be 'NCHW' or 'NHWC', got {data_format!r}")
+    return data_format == "NHWC"
+
+
+def _pad_zero(x, pads):
+    pt, pb, pl, pr = pads
+    if not (pt or pb or pl or pr):
+        return x
+    N, C, H, W = x.shape
+    xp = np.zeros((N, C, H + pt + pb, W + pl + pr), dtype=x.dtype)
+    xp[:, :, pt:pt + H, pl:pl + W] = x
+    return xp
+
+
+def _cols(xp, kh, kw, strides, dilations, oh, ow):
+    """Columns (N, C*kh*kw, oh*ow) of the (already padded) NCHW array ``xp`` (one copy)."""
+    N, C = xp.shape[:2]
+    sn, sc, sh, sw = xp.strides
+    v = as_strided(xp, (N, C, kh, kw, oh, ow),
+                   (sn, sc, sh * dilations[0], sw * dilations[1], sh * strides[0], sw * strides[1]),
+                   writeable=False)
+    return v.reshape(N, C * kh * kw, oh * ow)
+
+
+def _scatter_cols(cols, canvas_hw, strides, dilations):
+    """Inverse of `_cols`: add columns (N, C, kh, kw, oh, ow) into a zero (N, C, *canvas_hw) array."""
+    N, C, kh, kw, oh, ow = cols.shape
+    out = np.zeros((N, C) + tuple(canvas_hw), dtype=cols.dtype)
+    sh, sw = strides
+    dh, dw = dilations
+    for i in range(kh):
+        for j in range(kw):
+            out[:, :, i * dh:i * dh + sh * (oh - 1) + 1:sh, j * dw:j * dw + sw * (ow - 1) + 1:sw] += cols[:, :, i, j]
+    return out
+
+
+def _group_matmul(a, b, groups):
+    """``a`` (g, P, Q) times ``b`` (N, g*Q, R) per group -> (N, g*P, R)."""
+    N = b.shape[0]
+    if groups == 1:
+        return np.matmul(a[0], b)
+    g, P, Q = a.shape
+    return np.matmul(a, b.reshape(N, g, Q, -1)).reshape(N, g * P, -1)
+
+
+# -- conv2d ---------------------------------------------------------------------------------------
+
+def _conv_setup(x, w, strides, paddings, padding_algorithm, dilations, groups):
+    N, C, H, W = x.shape
+    M, Cg, kh, kw = w.shape
+    if groups < 1 or C != Cg * groups or M % groups:
+        raise ValueError(f"conv2d: input has {C} channels and filter shape {list(w.shape)} with groups={groups}; "
+                         f"expected channels == filter.shape[1] * groups and filter.shape[0] divisible by groups")
+    strides = [int(s) for s in strides]
+    pads, dil = resolve_padding((H, W), (kh, kw), strides, paddings, dilations, padding_algorithm)
+    oh = _conv_out(H, kh, strides[0], pads[0], pads[1], dil[0])
+    ow = _conv_out(W, kw, strides[1], pads[2], pads[3], dil[1])
+    if oh <= 0 or ow <= 0:
+        raise ValueError(f"conv2d: input spatial size {[H, W]} with paddings {pads} is smaller than the "
+                         f"dilated filter {[dil[0] * (kh - 1) + 1, dil[1] * (kw - 1) + 1]}")
+    return pads, dil, strides, oh, ow
+
+
+def _conv_nchw(x, w, strides, paddings, padding_algorithm, dilations, groups):
+    N = x.shape[0]
+    M, Cg, kh, kw = w.shape
+    pads, dil, strides, oh, ow = _conv_setup(x, w, strides, paddings, padding_algorithm, dilations, groups)
+    cols = _cols(_pad_zero(x, pads), kh, kw, strides, dil, oh, ow)
+    out = _group_matmul(w.reshape(groups, M // groups, Cg * kh * kw), cols, groups)
+    return out.reshape(N, M, oh, ow).astype(x.dtype, copy=False)
+
+
+def _conv2d(x, w, strides=(1, 1), paddings=(0, 0), padding_algorithm="EXPLICIT", dilations=(1, 1),
+            groups=1, data_format="NCHW", **_):
+    if _check_format(data_format):
+        out = _conv_nchw(x.transpose(0, 3, 1, 2), w, strides, paddings, padding_algorithm, dilations, groups)
+        return np.ascontiguousarray(out.transpose(0, 2, 3, 1))
+    return _conv_nchw(x, w, strides, paddings, padding_algorithm, dilations, groups)
+
+
+def _conv2d_grad(x, w, dout, strides=(1, 1), paddings=(0, 0), padding_algorithm="EXPLICIT", dilations=(1, 1),
+                 groups=1, data_format="NCHW", **_):
+    nhwc = _check_format(data_format)
+    if nhwc:
+        x = x.transpose(0, 3, 1, 2)
+        dout = dout.transpose(0, 3, 1, 2)
+    N, C, H, W = x.shape
+    M, Cg, kh, kw = w.shape
+    g = groups
+    pads, dil, strides, oh, ow = _conv_setup(x, w, strides, paddings, padding_algorithm, dilations, groups)
+    cols = _cols(_pad_zero(x, pads), kh, kw, strides, dil, oh, ow)          # (N, C*kk, P)
+    d = np.ascontiguousarray(dout).reshape(N, g, M // g, oh * ow)
+    # dW[g] = sum_n dout[n, g] @ cols[n, g].T
+    dw = np.matmul(d, cols.reshape(N, g, Cg * kh * kw, oh * ow).transpose(0, 1, 3, 2)).sum(axis=0)
+    wm = w.reshape(g, M // g, Cg * kh * kw).transpose(0, 2, 1)              # (g, Cg*kk, Mg)
+    dcols = _group_matmul(wm, d.reshape(N, M, oh * ow), g)                  # (N, C*kk, P)
+    canvas = (H + pads[0] + pads[1], W + pads[2] + pads[3])
+    dxp = _scatter_cols(dcols.reshape(N, C, kh, kw, oh, ow), canvas, strides, dil)
+    dx = dxp[:, :, pads[0]:pads[0] + H, pads[2]:pads[2] + W]
+    if nhwc:
+        dx = dx.transpose(0, 2, 3, 1)
+    return np.ascontiguousarray(dx, dtype=x.dtype), dw.reshape(w.shape).astype(w.dtype, copy=False)
+
+
+def _conv2d_meta(x, w, strides=(1, 1), paddings=(0, 0), padding_algorithm="EXPLICIT", dilations=(1, 1),
+                 groups=1, data_format="NCHW", **_):
+    if len(x.shape) != 4 or len(w.shape) != 4:
+        raise ValueError(f"conv2d: Input and Filter must be 4-D, got shapes {list(x.shape)} and {list(w.shape)}")
+    nhwc = _check_format(data_format)
+    N, C, H, W = (x.shape[0], x.shape[3], x.shape[1], x.shape[2]) if nhwc else tuple(x.shape)
+    M, Cg, kh, kw = w.shape
+    if C != -1 and Cg != -1 and C != Cg * groups:
+        raise ValueError(f"conv2d: input has {C} channels but filter shape {list(w.shape)} with groups={groups} "
+                         f"expects {Cg * groups}")
+    pads, dil = resolve_padding((H, W), (kh, kw), strides, paddings, dilations, padding_algorithm)
+    if (padding_algorithm or "").upper() == "SAME":
+        oh = -1 if H < 0 else (H + strides[0] - 1) // strides[0]
+        ow = -1 if W < 0 else (W + strides[1] - 1) // strides[1]
+    else:
+        oh = _conv_out(H, kh, strides[0], pads[0], pads[1], dil[0])
+        ow = _conv_out(W, kw, strides[1], pads[2], pads[3], dil[1])
+    shape = (N, oh, ow, M) if nhwc else (N, M, oh, ow)
+    return Meta(shape, x.dtype)
+
+
+for _t in ("conv2d", "depthwise_conv2d"):
+    register(_t, ["Input", "Filter"], ["Output"], _CONV_ATTRS, kernel=_conv2d, infer_meta=_conv2d_meta)
+    grad_op(_t, ["Input", "Filter", "Output@GRAD"], ["Input@GRAD", "Filter@GRAD"], _conv2d_grad)
+
+
+# -- conv2d_transpose -----------------------------------------------------------------------------
+
+def _convt_setup(x, w, strides, paddings, output_padding, output_size, padding_algorithm, dilations, groups):
+    N, C, H, W = x.shape
+    Cw, Mg, kh, kw = w.shape
+    if groups < 1 or C != Cw or C % groups:
+        raise ValueError(f"conv2d_transpose: input has {C} channels and filter shape {list(w.shape)} with "
+                         f"groups={groups}; expected channels == filter.shape[0], divisible by groups")
+    strides = [int(s) for s in strides]
+    pads, dil = resolve_padding((H, W), (kh, kw), strides, paddings, dilations, padding_algorithm)
+    out_hw = _convt_out((H, W), (kh, kw), strides, pads, dil, output_padding, output_size)
+    return pads, dil, strides, out_hw
+
+
+def _convt_out(in_hw, k_hw, strides, pads, dil, output_padding, output_size):
+    res = []
+    for i in range(2):
+        if in_hw[i] < 0:
+            res.append(-1)
+            continue
+        base = (in_hw[i] - 1) * strides[i] - pads[2 * i] - pads[2 * i + 1] + dil[i] * (k_hw[i] - 1) + 1
+        if output_size is not None and len(output_size):
+            want = int(output_size[i])
+            if not base <= want < base + strides[i]:
+                raise ValueError(f"conv2d_transpose: output_size {list(output_size)} is out of range: dimension "
+                                 f"{i} must be in [{base}, {base + strides[i]}) for this input, stride and padding")
+            res.append(want)
+        elif output_padding is not None and len(output_padding):
+            op = int(output_padding[i])
+            if not 0 <= op < max(strides[i], dil[i]):
+                raise ValueError(f"conv2d_transpose: output_padding {list(output_padding)} must be smaller than "
+                                 f"stride or dilation ({strides}, {dil})")
+            res.append(base + op)
+        else:
+            res.append(base)
+        if res[-1] <= 0:
+            raise ValueError(f"conv2d_transpose: computed output size {res} is not positive")
+    return res
+
+
+def _convt_nchw(x, w, bias, strides, paddings, output_padding, output_size, padding_algorithm, dilations, groups):
+    N, C, H, W = x.shape
+    _, Mg, kh, kw = w.shape
+    g = groups
+    pads, dil, strides, (oh, ow) = _convt_setup(x, w, strides, paddings, output_padding, output_size,
+                                                padding_algorithm, dilations, groups)
+    wm = w.reshape(g, C // g, Mg * kh * kw).transpose(0, 2, 1)               # (g, Mg*kk, Cg)
+    cols = _group_matmul(wm, x.reshape(N, C, H * W), g)                      # (N, M*kk, H*W)
+    full_h = max((H - 1) * strides[0] + dil[0] * (kh - 1) + 1, pads[0] + oh)
+    full_w = max((W - 1) * strides[1] + dil[1] * (kw - 1) + 1, pads[2] + ow)
+    full = _scatter_cols(cols.reshape(N, g * Mg, kh, kw, H, W), (full_h, full_w), strides, dil)
+    out = full[:, :, pads[0]:pads[0] + oh, pads[2]:pads[2] + ow]
+    if bias is not None:
+        out = out + bias.reshape(1, -1, 1, 1)
+    return out.astype(x.dtype, copy=False)
+
+
+def _conv2d_transpose(x, w, bias=None, strides=(1, 1), paddings=(0, 0), output_padding=(), output_size=(),
+                      padding_algorithm="EXPLICIT", groups=1, dilations=(1, 1), data_format="NCHW", **_):
+    args = (strides, paddings, output_padding, output_size, padding_algorithm, dilations, groups)
+    if _check_format(data_format):
+        out = _convt_nchw(x.transpose(0, 3, 1, 2), w, bias, *args)
+        return np.ascontiguousarray(out.transpose(0, 2, 3, 1))
+    return np.ascontiguousarray(_convt_nchw(x, w, bias, *args))
+
+
+def _conv2d_transpose_grad(x, w, dout, strides=(1, 1), paddings=(0, 0), output_padding=(), output_size=(),
+                           padding_algorithm="EXPLICIT", groups=1, dilations=(1, 1), data_format="NCHW", **_):
+    nhwc = _check_format(data_format)
+    if nhwc:
+        x = x.transpose(0, 3, 1, 2)
+        dout = dout.transpose(0, 3, 1, 2)
+    N, C, H, W = x.shape
+    _, Mg, kh, kw = w.shape
+    g = groups
+    pads, dil, strides, (oh, ow) = _convt_setup(x, w, strides, paddings, output_padding, output_size,
+                                                padding_algorithm, dilations, groups)
+    full_h = max((H - 1) * strides[0] + dil[0] * (kh - 1) + 1, pads[0] + oh)
+    full_w = max((W - 1) * strides[1] + dil[1] * (kw - 1) + 1, pads[2] + ow)
+    dfull = np.zeros((N, g * Mg, full_h, full_w), dtype=dout.dtype)
+    dfull[:, :, pads[0]:pads[0] + oh, pads[2]:pads[2] + ow] = dout
+    cols = _cols(dfull, kh, kw, strides, dil, H, W)                          # (N, M*kk, H*W)
+    wm = w.reshape(g, C // g, Mg * kh * kw)                                  # (g, Cg, Mg*kk)
+    dx = _group_matmul(wm, cols, g).reshape(N, C, H, W)
+    xg = np.ascontiguousarray(x).reshape(N, g, C // g, H * W)
+    dw = np.matmul(xg, cols.reshape(N, g, Mg * kh * kw, H * W).transpose(0, 1, 3, 2)).sum(axis=0)
+    if nhwc:
+        dx = dx.transpose(0, 2, 3, 1)
+    return np.ascontiguousarray(dx, dtype=x.dtype), dw.reshape(w.shape).astype(w.dtype, copy=False)
+
+
+def _conv2d_transpose_meta(x, w, bias=None, strides=(1, 1), paddings=(0, 0), output_padding=(), output_size=(),
+                           padding_algorithm="EXPLICIT", groups=1, dilations=(1, 1), data_format="NCHW", **_):
+    if len(x.shape) != 4 or len(w.shape) != 4:
+        raise ValueError(f"conv2d_transpose: Input and Filter must be 4-D, got shapes {list(x.shape)} "
+                         f"and {list(w.shape)}")
+    nhwc = _check_format(data_format)
+    N, C, H, W = (x.shape[0], x.shape[3], x.shape[1], x.shape[2]) if nhwc else tuple(x.shape)
+    Cw, Mg, kh, kw = w.shape
+    if C != -1 and Cw != -1 and C != Cw:
+        raise ValueError(f"conv2d_transpose: input has {C} channels but filter shape {list(w.shape)} expects {Cw}")
+    strides = [int(s) for s in strides]
+    pads, dil = resolve_padding((H, W), (kh, kw), strides, paddings, dilations, padding_algorithm)
+    oh, ow = _convt_out((H, W), (kh, kw), strides, pads, dil, output_padding, output_size)
+    M = Mg * groups if Mg != -1 else -1
+    return Meta((N, oh, ow, M) if nhwc else (N, M, oh, ow), x.dtype)
+
+
+for _t in ("conv2d_transpose", "depthwise_conv2d_transpose"):
+    register(_t, ["Input", "Filter", "Bias?(extra)"], ["Output"], _CONVT_ATTRS, kernel=_conv2d_transpose,
+             infer_meta=_conv2d_transpose_meta, differentiable=("Input", "Filter"))
+    grad_op(_t, ["Input", "Filter", "Output@GRAD"], ["Input@GRAD", "Filter@GRAD"], _conv2d_transpose_grad)

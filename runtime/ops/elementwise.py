@@ -142,7 +142,71 @@ for _name, _fn, _g, _needs in (
             xa, ya = align(x, y, axis)
             gx, gy = _g(xa, ya, *rest)
             return _grad_pair(x, y, rest[-1], axis, gx, gy)
-        grad_op(_name, list(_needs) + ["Out@GRAD"], ["X@GRAD", "Y@GRAD"], _gkernel)
+        grad_op(_name, list(_needs) + ["Out@GRAD"], ["X@GRAD", "Y@GRAD"], _gkernel,
+                differentiable=("Out@GRAD",) if _name == "elementwise_add" else ())
+
+
+# -- higher-order gradients ------------------------------------------------------------------
+# With create_graph=True the backward must itself be differentiable, so the rules below
+# express each gradient with forward ops. ``elementwise_add_grad`` (sum a full-shape
+# gradient down to X's and Y's shapes) is the one reduction they need; it is linear in
+# its Out@GRAD input, so its own gradient is a broadcasting add.
+
+def _sum_to(ctx, full_x=None, full_y=None):
+    """Reduce full-shape grads to the shapes of X and Y with elementwise_add_grad."""
+    from ..dispatch import run_op
+    x, y = ctx.inputs
+    axis = ctx.attr("axis")
+    gx = run_op("elementwise_add_grad", x, y, full_x, axis=axis)[0] if full_x is not None else None
+    gy = run_op("elementwise_add_grad", x, y, full_y, axis=axis)[1] if full_y is not None else None
+    return gx, gy
+
+
+def _add_grad_grad(ctx, ddx, ddy):
+    from ..dispatch import run_op
+    x, y, dout = ctx.inputs
+    acc = run_op("scale", dout, scale=0.0)   # zeros of Out@GRAD's (broadcast) shape
+    for dd in (ddx, ddy):
+        if dd is not None:
+            acc = run_op("elementwise_add", acc, dd, axis=-1)
+    return None, None, acc
+
+
+def _composite(op_type):
+    from ..dispatch import run_op
+
+    def rule(ctx, dout):
+        x, y = ctx.inputs
+        if op_type == "elementwise_add":
+            return _sum_to(ctx, dout, dout)
+        if op_type == "elementwise_sub":
+            return _sum_to(ctx, dout, run_op("scale", dout, scale=-1.0))
+        if op_type == "elementwise_mul":
+            return _sum_to(ctx, run_op("elementwise_mul", dout, y), run_op("elementwise_mul", dout, x))
+        if op_type == "elementwise_div":
+            gx = run_op("elementwise_div", dout, y)
+            gy = run_op("scale", run_op("elementwise_div", run_op("elementwise_mul", gx, x), y), scale=-1.0)
+            return _sum_to(ctx, gx, gy)
+        if op_type == "elementwise_pow":
+            out = run_op("elementwise_pow", x, y)
+            gx = run_op("elementwise_mul", dout, run_op("elementwise_div", run_op("elementwise_mul", out, y), x))
+            gy = run_op("elementwise_mul", run_op("elementwise_mul", dout, out), run_op("log", x))
+            return _sum_to(ctx, gx, gy)
+        raise AssertionError(op_type)
+    return rule
+
+
+def _with_higher_order(op_type):
+    """Use the fast grad op normally, the composite rule when the backward is being recorded."""
+    from ..framework import state
+    fwd = _lookup(op_type)
+    fast, composite = fwd.grad, _composite(op_type)
+
+    def rule(ctx, *douts):
+        if state.grad_enabled and not state.static:
+            return composite(ctx, *douts)
+        return fast(ctx, *douts)
+    fwd.grad = rule
 
 
 def _div_meta(x, y, axis=-1, **_):
@@ -155,3 +219,6 @@ def _div_meta(x, y, axis=-1, **_):
 
 from .registry import lookup as _lookup  # noqa: E402
 _lookup("elementwise_div").infer_meta = _div_meta
+_lookup("elementwise_add_grad").grad = _add_grad_grad
+for _t in ("elementwise_add", "elementwise_sub", "elementwise_mul", "elementwise_div", "elementwise_pow"):
+    _with_higher_order(_t)

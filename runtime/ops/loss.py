@@ -1,1 +1,338 @@
-"""(to be written)"""
+"""Loss ops: softmax_with_cross_entropy, cross_entropy2, sigmoid_cross_entropy_with_logits,
+bce_loss, huber_loss, nll_loss, kldiv_loss, and their fused grads.
+
+Each loss has a dedicated ``*_grad`` op: the fused forms (softmax minus one-hot ...) are
+both faster and numerically steadier than differentiating the pieces.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .meta import normalize_axis
+from .registry import Meta, register, grad_op
+
+
+def _softmax(x, axis):
+    e = np.exp(x - np.max(x, axis=axis, keepdims=True))
+    return e / np.sum(e, axis=axis, keepdims=True)
+
+
+def _log_softmax(x, axis):
+    s = x - np.max(x, axis=axis, keepdims=True)
+    return s - np.log(np.sum(np.exp(s), axis=axis, keepdims=True))
+
+
+def _hard_label(label, ndim, axis, n_class, ignore_index, what, logits_shape=None):
+    """Label with a size-1 ``axis`` dim, its validity mask and a gather-safe copy."""
+    if label.ndim == ndim - 1:
+        label = np.expand_dims(label, axis)
+    if logits_shape is not None and (label.ndim != ndim or label.shape[axis] != 1 or any(
+            a != b for i, (a, b) in enumerate(zip(label.shape, logits_shape)) if i != axis)):
+        raise ValueError(f"{what}: hard labels of shape {list(label.shape)} do not match the input shape "
+                         f"{list(logits_shape)}: they must equal it except for size 1 (or no dimension) "
+                         f"at the class axis {axis}")
+    if label.dtype.kind not in "iu":
+        raise TypeError(f"{what}: hard labels must be an integer tensor, got {label.dtype}; "
+                        "pass soft_label=True for probability labels")
+    label = label.astype(np.int64, copy=False)
+    valid = label != ignore_index
+    safe = np.where(valid, label, 0)
+    if safe.size and (safe.min() < 0 or safe.max() >= n_class):
+        bad = safe.min() if safe.min() < 0 else safe.max()
+        raise IndexError(f"{what}: label value {int(bad)} is out of range; labels must satisfy "
+                         f"0 <= label < {n_class} (the size of the class axis) or equal ignore_index "
+                         f"({ignore_index})")
+    return safe, valid
+
+
+# ---- softmax_with_cross_entropy -----------------------------------------------------------
+
+def _swce(logits, label, soft_label=False, use_softmax=True, numeric_stable_mode=True, ignore_index=-100,
+          axis=-1, **_):
+    ax = normalize_axis(axis, logits.ndim)
+    if use_softmax:
+        logp = _log_softmax(logits, ax)
+        sm = np.exp(logp)
+    else:
+        sm = logits.copy()
+        with np.errstate(divide="ignore"):
+            logp = np.log(logits)
+    if soft_label:
+        if label.shape != logits.shape:
+            raise ValueError(f"softmax_with_cross_entropy: soft labels must have the input's shape "
+                             f"{list(logits.shape)}, got {list(label.shape)}")
+        loss = -np.sum(label.astype(logits.dtype, copy=False) * logp, axis=ax, keepdims=True)
+    else:
+        safe, valid = _hard_label(label, logits.ndim, ax, logits.shape[ax], ignore_index,
+                                  "softmax_with_cross_entropy", logits.shape)
+        loss = np.where(valid, -np.take_along_axis(logp, safe, axis=ax), 0)
+    return sm.astype(logits.dtype, copy=False), loss.astype(logits.dtype, copy=False)
+
+
+def _swce_meta(logits, label, axis=-1, **_):
+    ax = normalize_axis(axis, len(logits.shape))
+    shape = list(logits.shape)
+    shape[ax] = 1
+    return Meta(tuple(logits.shape), logits.dtype), Meta(tuple(shape), logits.dtype)
+
+
+def _swce_grad(label, softmax, dloss, dsoftmax, soft_label=False, use_softmax=True, numeric_stable_mode=True,
+               ignore_index=-100, axis=-1, **_):
+    ax = normalize_axis(axis, softmax.ndim)
+    sm = softmax
+    g = np.zeros_like(sm)
+    if dloss is not None:
+        if use_softmax:
+            if soft_label:
+                lab = label.astype(sm.dtype, copy=False)
+                g = (sm * np.sum(lab, axis=ax, keepdims=True) - lab) * dloss
+            else:
+                safe, valid = _hard_label(label, sm.ndim, ax, sm.shape[ax], ignore_index,
+                                          "softmax_with_cross_entropy")
+                g = sm.copy()
+                np.put_along_axis(g, safe, np.take_along_axis(g, safe, axis=ax) - 1, axis=ax)
+                g *= dloss * valid
+        else:
+            if soft_label:
+                g = -label.astype(sm.dtype, copy=False) / sm * dloss
+            else:
+                safe, valid = _hard_label(label, sm.ndim, ax, sm.shape[ax], ignore_index,
+                                          "softmax_with_cross_entropy")
+                p = np.take_along_axis(sm, safe, axis=ax)
+                with np.errstate(divide="ignore", invalid="ignore"):
+                    pick = np.where(valid, -dloss / p, 0)
+                np.put_along_axis(g, safe, pick.astype(g.dtype, copy=False), axis=ax)
+    if dsoftmax is not None:
+        if use_softmax:
+            g = g + sm * (dsoftmax - np.sum(dsoftmax * sm, axis=ax, keepdims=True))
+        else:
+            g = g + dsoftmax
+    return g.astype(sm.dtype, copy=False)
+
+
+register("softmax_with_cross_entropy", ["Logits", "Label"], ["Softmax", "Loss"],
+         {"soft_label": ("BOOLEAN", False), "use_softmax": ("BOOLEAN", True),
+          "numeric_stable_mode": ("BOOLEAN", True), "ignore_index": ("INT", -100), "axis": ("INT", -1)},
+         kernel=_swce, infer_meta=_swce_meta, differentiable=("Logits",))
+grad_op("softmax_with_cross_entropy", ["Label", "Softmax", "Loss@GRAD?", "Softmax@GRAD?"], ["Logits@GRAD"],
+        _swce_grad, infer_meta=lambda label, sm, *_, **__: Meta(tuple(sm.shape), sm.dtype))
+
+
+# ---- cross_entropy2 (X holds probabilities; class axis last) ------------------------------
+
+def _cross_entropy2(x, label, ignore_index=-100, **_):
+    safe, valid = _hard_label(label, x.ndim, x.ndim - 1, x.shape[-1], ignore_index, "cross_entropy2", x.shape)
+    match = np.where(valid, np.take_along_axis(x, safe, axis=-1), 0).astype(x.dtype, copy=False)
+    with np.errstate(divide="ignore"):
+        y = np.where(valid, -np.log(np.where(valid, match, 1)), 0).astype(x.dtype, copy=False)
+    return y, np.zeros((0,) + x.shape, dtype=x.dtype), match
+
+
+def _cross_entropy2_meta(x, label, **_):
+    shape = tuple(x.shape[:-1]) + (1,)
+    return Meta(shape, x.dtype), Meta((0,) + tuple(x.shape), x.dtype), Meta(shape, x.dtype)
+
+
+def _cross_entropy2_grad(x, label, dy, dmatch, ignore_index=-100, **_):
+    safe, valid = _hard_label(label, x.ndim, x.ndim - 1, x.shape[-1], ignore_index, "cross_entropy2")
+    p = np.take_along_axis(x, safe, axis=-1)
+    pick = np.zeros_like(p)
+    if dy is not None:
+        with np.errstate(divide="ignore", invalid="ignore"):
+            pick = pick + np.where(valid, -dy / p, 0)
+    if dmatch is not None:
+        pick = pick + np.where(valid, dmatch, 0)
+    g = np.zeros_like(x)
+    np.put_along_axis(g, safe, pick.astype(x.dtype, copy=False), axis=-1)
+    return g
+
+
+register("cross_entropy2", ["X", "Label"], ["Y", "XShape", "MatchX"], {"ignore_index": ("INT", -100)},
+         kernel=_cross_entropy2, infer_meta=_cross_entropy2_meta, differentiable=("X",))
+grad_op("cross_entropy2", ["X", "Label", "Y@GRAD?", "MatchX@GRAD?"], ["X@GRAD"], _cross_entropy2_grad)
+
+
+# ---- sigmoid_cross_entropy_with_logits ----------------------------------------------------
+
+def _sce_parts(x, label, pos_weight, ignore_index):
+    valid = label != ignore_index
+    y = np.where(valid, label, 0).astype(x.dtype, copy=False)
+    w = None if pos_weight is None else 1.0 + (pos_weight.astype(x.dtype, copy=False) - 1.0) * y
+    return y, valid, w
+
+
+def _sce_norm(valid, normalize):
+    return max(int(valid.sum()), 1) if normalize else 1
+
+
+def _sigmoid_ce(x, label, pos_weight=None, normalize=False, ignore_index=-100, **_):
+    y, valid, w = _sce_parts(x, label, pos_weight, ignore_index)
+    softplus_neg = np.log1p(np.exp(-np.abs(x))) + np.maximum(-x, 0)   # log(1 + exp(-x)), stable
+    if w is None:
+        loss = (1.0 - y) * x + softplus_neg
+    else:
+        loss = (1.0 - y) * x + w * softplus_neg
+    loss = np.where(valid, loss, 0) / _sce_norm(valid, normalize)
+    return loss.astype(x.dtype, copy=False)
+
+
+def _sigmoid_ce_grad(x, label, pos_weight, dout, normalize=False, ignore_index=-100, **_):
+    y, valid, w = _sce_parts(x, label, pos_weight, ignore_index)
+    sig = 0.5 * (1.0 + np.tanh(0.5 * x))   # overflow-free sigmoid
+    if w is None:
+        g = sig - y
+    else:
+        g = (1.0 - y) + w * (sig - 1.0)
+    g = np.where(valid, g * dout, 0) / _sce_norm(valid, normalize)
+    return g.astype(x.dtype, copy=False)
+
+
+register("sigmoid_cross_entropy_with_logits", ["X", "Label", "pos_weight?"], ["Out"],
+         {"normalize": ("BOOLEAN", False), "ignore_index": ("INT", -100)},
+         kernel=_sigmoid_ce, infer_meta=lambda x, *_, **__: Meta(tuple(x.shape), x.dtype),
+         differentiable=("X",))
+grad_op("sigmoid_cross_entropy_with_logits", ["X", "Label", "pos_weight?", "Out@GRAD"], ["X@GRAD"],
+        _sigmoid_ce_grad)
+
+
+# ---- bce_loss (X holds probabilities) -----------------------------------------------------
+
+def _bce_loss(x, label, **_):
+    with np.errstate(divide="ignore"):
+        # Paddle clamps each log at -100 so that p = 0 or 1 gives a finite loss
+        a = np.maximum(np.log(x), -100.0)
+        b = np.maximum(np.log(1.0 - x), -100.0)
+    return (-(label * a + (1.0 - label) * b)).astype(x.dtype, copy=False)
+
+
+def _bce_loss_grad(x, label, dout, **_):
+    return (dout * (x - label) / np.maximum((1.0 - x) * x, 1e-12)).astype(x.dtype, copy=False)
+
+
+register("bce_loss", ["X", "Label"], ["Out"], {}, kernel=_bce_loss,
+         infer_meta=lambda x, *_, **__: Meta(tuple(x.shape), x.dtype), differentiable=("X",))
+grad_op("bce_loss", ["X", "Label", "Out@GRAD"], ["X@GRAD"], _bce_loss_grad)
+
+
+# ---- huber_loss ---------------------------------------------------------------------------
+
+def _huber_loss(x, y, delta=1.0, **_):
+    r = y - x
+    a = np.abs(r)
+    return np.where(a <= delta, 0.5 * r * r, delta * (a - 0.5 * delta)).astype(x.dtype, copy=False)
+
+
+def _huber_loss_meta(x, y, **_):
+    m = Meta(tuple(x.shape), x.dtype)
+    return m, m
+
+
+def _huber_loss_grad(x, y, dout, delta=1.0, **_):
+    r = y - x
+    dr = np.clip(r, -delta, delta) * dout
+    return (-dr).astype(x.dtype, copy=False), dr.astype(y.dtype, copy=False)
+
+
+register("huber_loss", ["X", "Y"], ["Out", "Residual(intermediate)"], {"delta": ("FLOAT", 1.0)},
+         kernel=_huber_loss, infer_meta=_huber_loss_meta)
+grad_op("huber_loss", ["X", "Y", "Out@GRAD"], ["X@GRAD", "Y@GRAD"], _huber_loss_grad)
+
+
+# ---- nll_loss (X holds log-probabilities, class axis 1) -----------------------------------
+
+def _nll_parts(x, label, weight, ignore_index):
+    if x.ndim < 1:
+        raise ValueError("nll_loss: input must have a class axis")
+    if x.ndim == 1:
+        x = x[None]
+        label = np.asarray(label).reshape(1)
+    if label.ndim == x.ndim:      # [N, 1, ...] labels
+        label = np.squeeze(label, 1)
+    safe, valid = _hard_label(label, x.ndim, 1, x.shape[1], ignore_index, "nll_loss", x.shape)
+    w = (np.ones(x.shape[1], dtype=x.dtype) if weight is None else weight.astype(x.dtype, copy=False))
+    wl = np.where(valid, w[safe], 0).astype(x.dtype, copy=False)   # [N, 1, ...]
+    return x, safe, valid, wl
+
+
+def _nll_loss(x, label, weight=None, ignore_index=-100, reduction="mean", **_):
+    x2, safe, valid, wl = _nll_parts(x, label, weight, ignore_index)
+    per = -np.take_along_axis(x2, safe, axis=1) * wl
+    total = np.asarray(wl.sum(), dtype=x.dtype)
+    if reduction == "none":
+        out = np.squeeze(per, 1).reshape(label.shape if x.ndim > 1 else ())
+    elif reduction == "sum":
+        out = np.asarray(per.sum(), dtype=x.dtype)
+    elif reduction == "mean":
+        # every label ignored: Paddle returns 0, not 0/0
+        out = np.asarray(per.sum() / total if total else 0, dtype=x.dtype)
+    else:
+        raise ValueError(f"nll_loss: reduction must be 'none', 'mean' or 'sum', got {reduction!r}")
+    return out.astype(x.dtype, copy=False), total
+
+
+def _nll_loss_meta(x, label, weight=None, reduction="mean", **_):
+    shape = tuple(label.shape) if reduction == "none" else ()
+    return Meta(shape, x.dtype), Meta((), x.dtype)
+
+
+def _nll_loss_grad(x, label, weight, dout, ignore_index=-100, reduction="mean", **_):
+    x2, safe, valid, wl = _nll_parts(x, label, weight, ignore_index)
+    if reduction == "none":
+        d = np.asarray(dout).reshape(wl.shape)
+        pick = -wl * d
+    elif reduction == "sum":
+        pick = -wl * dout
+    else:
+        total = wl.sum()
+        pick = -wl * dout / total if total else np.zeros_like(wl)
+    g = np.zeros_like(x2)
+    np.put_along_axis(g, safe, pick.astype(x.dtype, copy=False), axis=1)
+    return g.reshape(x.shape)
+
+
+register("nll_loss", ["X", "Label", "Weight?"], ["Out", "Total_weight"],
+         {"ignore_index": ("LONG", -100), "reduction": ("STRING", "mean")},
+         kernel=_nll_loss, infer_meta=_nll_loss_meta, differentiable=("X",))
+grad_op("nll_loss", ["X", "Label", "Weight?", "Out@GRAD"], ["X@GRAD"], _nll_loss_grad)
+
+
+# ---- kldiv_loss (X holds log-probabilities) -----------------------------------------------
+
+_KL_REDUCTIONS = ("none", "batchmean", "mean", "sum")
+
+
+def _kl_scale(x, reduction):
+    if reduction not in _KL_REDUCTIONS:
+        raise ValueError(f"kl_div: reduction must be one of {list(_KL_REDUCTIONS)}, got {reduction!r}")
+    if reduction == "mean":
+        return 1.0 / max(x.size, 1)
+    if reduction == "batchmean":
+        return 1.0 / max(x.shape[0] if x.ndim else 1, 1)
+    return 1.0
+
+
+def _kldiv_loss(x, target, reduction="mean", log_target=False, **_):
+    t = target.astype(x.dtype, copy=False)
+    if log_target:
+        loss = np.exp(t) * (t - x)
+    else:
+        with np.errstate(divide="ignore", invalid="ignore"):
+            loss = np.where(t > 0, t * (np.log(np.where(t > 0, t, 1)) - x), 0)
+    if reduction != "none":
+        loss = np.asarray(loss.sum() * _kl_scale(x, reduction))
+    return loss.astype(x.dtype, copy=False)
+
+
+def _kldiv_meta(x, target, reduction="mean", **_):
+    return Meta(tuple(x.shape) if reduction == "none" else (), x.dtype)
+
+
+def _kldiv_loss_grad(x, target, dloss, reduction="mean", log_target=False, **_):
+    t = target.astype(x.dtype, copy=False)
+    coef = -np.exp(t) if log_target else -np.where(t > 0, t, 0)
+    return (coef * dloss * _kl_scale(x, reduction)).astype(x.dtype, copy=False)
+
+
+register("kldiv_loss", ["X", "Target"], ["Loss"], {"reduction": ("STRING", "mean"), "log_target": ("BOOLEAN", False)},
+         kernel=_kldiv_loss, infer_meta=_kldiv_meta, differentiable=("X",))
+grad_op("kldiv_loss", ["X", "Target", "Loss@GRAD"], ["X@GRAD"], _kldiv_loss_grad)

@@ -75,7 +75,7 @@ class OpDef:
     __slots__ = ("type", "inputs", "outputs", "attrs", "kernel", "infer_meta", "grad",
                  "make_kernel", "onnx", "random", "differentiable", "diff_mask",
                  "input_names", "output_names", "visible_outputs", "n_visible",
-                 "grad_needs_outputs", "__weakref__")
+                 "grad_needs_outputs", "list_output", "__weakref__")
 
     def __init__(self, type, inputs, outputs, attrs, kernel, infer_meta, grad=None,
                  make_kernel=None, onnx=None, random=False, differentiable=None,
@@ -103,6 +103,10 @@ class OpDef:
         # visible outputs, in order, and run_op returns them (one Tensor when there is one).
         self.visible_outputs = tuple(s.name for s in self.outputs if not s.intermediate)
         self.n_visible = len(self.visible_outputs)
+        # the only visible output is a duplicable slot (split, unstack): the kernel returns a
+        # list of arrays and run_op a list of Tensors
+        vis = [s for s in self.outputs if not s.intermediate]
+        self.list_output = len(vis) == 1 and vis[0].duplicable
         # the eager tape keeps output values only for ops whose grad rule reads them
         self.grad_needs_outputs = grad_needs_outputs
 

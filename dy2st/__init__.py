@@ -1,0 +1,42 @@
+"""dy2st: a Paddle-compatible deep-learning framework with a dynamic-to-static compiler.
+
+``import dy2st as paddle`` gives Paddle's public API. The framework itself lives in
+the `runtime` package; this package re-exports it and adds the compiler (to_static,
+jit.save/load, ONNX export, the CLI) as those parts land.
+"""
+import importlib as _importlib
+import sys as _sys
+
+import runtime as _runtime
+from runtime import *  # noqa: F401,F403
+from runtime import __dict__ as _runtime_namespace
+
+# Re-export every public name of runtime (star-import skips names without __all__ entries).
+globals().update({k: v for k, v in _runtime_namespace.items() if not k.startswith("_")})
+
+from runtime.dtype import DType as dtype  # noqa: E402  (paddle.dtype is the dtype class)
+
+__version__ = "0.1.0"
+
+# Paddle's public submodules, importable as `dy2st.nn`, `dy2st.nn.functional`, ... so that
+# `import dy2st.nn.functional as F` and `from dy2st.io import DataLoader` work.
+_PUBLIC_SUBMODULES = (
+    "nn", "nn.functional", "nn.initializer", "optimizer", "optimizer.lr", "io",
+    "vision", "vision.datasets", "vision.transforms", "metric", "regularizer",
+    "autograd", "device",
+)
+
+
+def _alias_submodules():
+    for name in _PUBLIC_SUBMODULES:
+        try:
+            mod = _importlib.import_module("runtime." + name)
+        except ImportError:
+            continue
+        _sys.modules.setdefault(f"{__name__}.{name}", mod)
+        parent, _, leaf = name.rpartition(".")
+        if not parent:
+            globals()[leaf] = mod
+
+
+_alias_submodules()

@@ -1,0 +1,205 @@
+"""paddle.nn.functional activations: thin calls to the activation ops, plus a few composites
+(tanhshrink, hardtanh, log_sigmoid, mish, selu, celu, softshrink, hardshrink, prelu, glu)."""
+from __future__ import annotations
+
+from ...dispatch import run_op
+from ...framework import state
+from ...tensor import Tensor
+from ...api._helpers import scalar_like
+from .common import _cast, _clip, _reshape
+
+__all__ = ["relu", "relu_", "relu6", "leaky_relu", "elu", "gelu", "sigmoid", "tanh", "silu", "swish",
+           "hardswish", "hardsigmoid", "softplus", "softsign", "softmax", "log_softmax", "tanhshrink",
+           "hardtanh", "log_sigmoid", "mish", "selu", "celu", "softshrink", "hardshrink",
+           "thresholded_relu", "prelu", "glu"]
+
+
+def relu(x, name=None):
+    """max(x, 0)."""
+    return run_op("relu", x)
+
+
+def relu_(x, name=None):
+    """In-place relu: ``x`` takes the result and is returned (eager mode)."""
+    if state.static or not isinstance(x, Tensor):
+        return relu(x)
+    if not x.stop_gradient and x._node is None:
+        raise RuntimeError("relu_: a leaf tensor that requires a gradient (stop_gradient=False) cannot be "
+                           "modified in place; use F.relu(x) instead")
+    out = run_op("relu", x)
+    # x becomes the op's output: same data, same place in the graph
+    x._data = out._data
+    x._node = out._node
+    x._out_idx = out._out_idx
+    x.stop_gradient = out.stop_gradient
+    return x
+
+
+def relu6(x, name=None):
+    return run_op("relu6", x)
+
+
+def leaky_relu(x, negative_slope=0.01, name=None):
+    return run_op("leaky_relu", x, alpha=float(negative_slope))
+
+
+def elu(x, alpha=1.0, name=None):
+    return run_op("elu", x, alpha=float(alpha))
+
+
+def gelu(x, approximate=False, name=None):
+    """Gaussian error linear unit; ``approximate`` True/'tanh' uses the tanh form."""
+    if isinstance(approximate, str):
+        if approximate not in ("tanh", "none"):
+            raise ValueError(f"gelu: approximate must be True, False, 'tanh' or 'none', got {approximate!r}")
+        approximate = approximate == "tanh"
+    return run_op("gelu", x, approximate=bool(approximate))
+
+
+def sigmoid(x, name=None, *, out=None):
+    return _maybe_out(run_op("sigmoid", x), out)
+
+
+def tanh(x, name=None, *, out=None):
+    return _maybe_out(run_op("tanh", x), out)
+
+
+def silu(x, inplace=False, name=None):
+    return run_op("silu", x)
+
+
+def swish(x, name=None):
+    return run_op("swish", x)
+
+
+def hardswish(x, name=None):
+    return run_op("hard_swish", x, threshold=6.0, scale=6.0, offset=3.0)
+
+
+def hardsigmoid(x, slope=0.1666667, offset=0.5, name=None):
+    return run_op("hard_sigmoid", x, slope=float(slope), offset=float(offset))
+
+
+def softplus(x, beta=1, threshold=20, name=None):
+    return run_op("softplus", x, beta=float(beta), threshold=float(threshold))
+
+
+def softsign(x, name=None):
+    return run_op("softsign", x)
+
+
+def _cast_to(x, dtype):
+    return x if dtype is None else _cast(x, dtype)
+
+
+def softmax(x, axis=-1, dtype=None, name=None, *, out=None):
+    """exp(x) / sum(exp(x)) along ``axis``; ``dtype`` casts the input first."""
+    return _maybe_out(run_op("softmax", _cast_to(x, dtype), axis=int(axis)), out)
+
+
+def log_softmax(x, axis=-1, dtype=None, name=None):
+    return run_op("log_softmax", _cast_to(x, dtype), axis=int(axis))
+
+
+def _maybe_out(res, out):
+    if out is not None and isinstance(out, Tensor):
+        out._data = res._data
+        out._node = res._node
+        out._out_idx = res._out_idx
+        out.stop_gradient = res.stop_gradient
+        return out
+    return res
+
+
+def _scalar(v, ref):
+    return scalar_like(v, ref)
+
+
+# -- composites ------------------------------------------------------------------------------
+
+def tanhshrink(x, name=None):
+    """x - tanh(x)."""
+    return run_op("elementwise_sub", x, run_op("tanh", x))
+
+
+def hardtanh(x, min=-1.0, max=1.0, name=None):
+    return _clip(x, float(min), float(max))
+
+
+def log_sigmoid(x, name=None):
+    """log(sigmoid(x)) = -softplus(-x), computed stably."""
+    neg = run_op("elementwise_mul", x, _scalar(-1.0, x))
+    return run_op("elementwise_mul", run_op("softplus", neg, beta=1.0, threshold=20.0), _scalar(-1.0, x))
+
+
+def mish(x, name=None):
+    """x * tanh(softplus(x))."""
+    return run_op("elementwise_mul", x, run_op("tanh", run_op("softplus", x, beta=1.0, threshold=20.0)))
+
+
+def selu(x, scale=1.0507009873554805, alpha=1.6732632423543772, name=None):
+    if scale <= 1.0:
+        raise ValueError(f"selu: scale must be greater than 1.0, got {scale}")
+    if alpha < 0:
+        raise ValueError(f"selu: alpha must be no less than zero, got {alpha}")
+    return run_op("elementwise_mul", run_op("elu", x, alpha=float(alpha)), _scalar(float(scale), x))
+
+
+def celu(x, alpha=1.0, name=None):
+    """max(0, x) + min(0, alpha * (exp(x / alpha) - 1)) = alpha * elu(x / alpha)."""
+    if alpha == 0:
+        raise ZeroDivisionError("celu: alpha cannot be 0")
+    scaled = run_op("elementwise_mul", x, _scalar(1.0 / alpha, x))
+    return run_op("elementwise_mul", run_op("elu", scaled, alpha=1.0), _scalar(float(alpha), x))
+
+
+def softshrink(x, threshold=0.5, name=None):
+    """x - clip(x, -t, t): shrinks values toward zero by t, zero inside [-t, t]."""
+    if threshold < 0:
+        raise ValueError(f"softshrink: threshold must be no less than zero, got {threshold}")
+    return run_op("elementwise_sub", x, _clip(x, -float(threshold), float(threshold)))
+
+
+def hardshrink(x, threshold=0.5, name=None):
+    """x where |x| > t, else 0."""
+    keep = run_op("greater_than", run_op("abs", x), _scalar(float(threshold), x))
+    return run_op("elementwise_mul", x, _cast_like(keep, x))
+
+
+def thresholded_relu(x, threshold=1.0, value=0.0, name=None):
+    """x where x > threshold, else ``value``."""
+    keep = _cast_like(run_op("greater_than", x, _scalar(float(threshold), x)), x)
+    kept = run_op("elementwise_mul", x, keep)
+    if value == 0:
+        return kept
+    drop = run_op("elementwise_sub", _scalar(1.0, x), keep)
+    return run_op("elementwise_add", kept, run_op("elementwise_mul", drop, _scalar(float(value), x)))
+
+
+def _cast_like(mask, x):
+    return _cast(mask, x.dtype)
+
+
+def prelu(x, weight, data_format="NCHW", name=None):
+    """max(0, x) + weight * min(0, x); ``weight`` has 1 element or one per channel."""
+    if data_format not in ("NC", "NCL", "NCHW", "NCDHW", "NLC", "NHWC", "NDHWC"):
+        raise ValueError(f"prelu: data_format must be one of NC, NCL, NCHW, NCDHW, NLC, NHWC, NDHWC, got {data_format!r}")
+    n = 1
+    for d in weight.shape:
+        n *= d
+    w = weight
+    if n != 1:
+        ndim = len(x.shape)
+        c_axis = 1 if data_format[1] == "C" else ndim - 1
+        shape = [1] * ndim
+        shape[c_axis] = n
+        w = _reshape(weight, shape)
+    pos = run_op("relu", x)
+    neg = run_op("elementwise_sub", x, pos)   # min(0, x)
+    return run_op("elementwise_add", pos, run_op("elementwise_mul", neg, w))
+
+
+def glu(x, axis=-1, name=None):
+    """a * sigmoid(b) where a, b are the two halves of ``x`` along ``axis``."""
+    a, b = run_op("split", x, None, None, num=2, axis=int(axis))
+    return run_op("elementwise_mul", a, run_op("sigmoid", b))

@@ -1,0 +1,194 @@
+"""paddle.nn.functional common ops: linear, dropout (and 2-D/3-D/alpha forms), label_smooth,
+normalize, cosine_similarity; plus the small op wrappers the other functional modules share."""
+from __future__ import annotations
+
+import numbers
+
+from ...dispatch import run_op
+from ...dtype import convert_dtype
+from ...api._helpers import scalar_like
+
+__all__ = ["linear", "dropout", "dropout2d", "dropout3d", "alpha_dropout", "label_smooth", "normalize",
+           "cosine_similarity"]
+
+
+# -- op wrappers shared by the functional modules (every optional slot passed explicitly) ---
+
+def _cast(x, dtype):
+    d = convert_dtype(dtype)
+    src = convert_dtype(x.dtype)
+    if src is d:
+        return x
+    return run_op("cast", x, in_dtype=src.proto, out_dtype=d.proto)
+
+
+def _clip(x, lo, hi):
+    return run_op("clip", x, None, None, min=float(lo), max=float(hi))
+
+
+def _reshape(x, shape):
+    return run_op("reshape2", x, None, None, shape=[int(d) for d in shape])
+
+
+def _squeeze(x, axes):
+    return run_op("squeeze2", x, axes=list(axes))
+
+
+def _unsqueeze(x, axes):
+    return run_op("unsqueeze2", x, None, None, axes=list(axes))
+
+
+def _full(shape, value, dtype):
+    return run_op("fill_constant", None, None, None, shape=[int(d) for d in shape],
+                  dtype=convert_dtype(dtype).proto, value=float(value))
+
+
+def _ones_like(x):
+    return run_op("fill_any_like", x, value=1.0, dtype=convert_dtype(x.dtype).proto)
+
+
+def _reduce_sum(x, axes=None, keepdim=False):
+    if axes is None:
+        return run_op("reduce_sum", x, dim=[], keep_dim=keepdim, reduce_all=True)
+    return run_op("reduce_sum", x, dim=list(axes), keep_dim=keepdim, reduce_all=False)
+
+
+def _reduce_mean(x):
+    return run_op("reduce_mean", x, dim=[], keep_dim=False, reduce_all=True)
+
+
+def _mul(x, y):
+    return run_op("elementwise_mul", x, y if _is_tensor(y) else scalar_like(y, x))
+
+
+def _add(x, y):
+    return run_op("elementwise_add", x, y if _is_tensor(y) else scalar_like(y, x))
+
+
+def _sub(x, y):
+    return run_op("elementwise_sub", x, y if _is_tensor(y) else scalar_like(y, x))
+
+
+def _div(x, y):
+    return run_op("elementwise_div", x, y if _is_tensor(y) else scalar_like(y, x))
+
+
+def _is_tensor(v):
+    from ...api._helpers import is_var
+    return is_var(v)
+
+
+# -- public API ------------------------------------------------------------------------------
+
+def linear(x, weight, bias=None, name=None):
+    """``x @ weight + bias``; ``weight`` is ``[in_features, out_features]`` (Paddle's layout)."""
+    out = run_op("matmul_v2", x, weight, trans_x=False, trans_y=False)
+    if bias is not None:
+        out = run_op("elementwise_add", out, bias)
+    return out
+
+
+_MODES = ("downscale_in_infer", "upscale_in_train")
+
+
+def _check_p(p, what):
+    if not isinstance(p, numbers.Real) or isinstance(p, bool):
+        raise TypeError(f"{what}: p must be a float in [0, 1], got {type(p).__name__}")
+    if p < 0 or p > 1:
+        raise ValueError(f"{what}: p must be between 0 and 1, got {p}")
+
+
+def dropout(x, p=0.5, axis=None, training=True, inplace=False, mode="upscale_in_train", name=None):
+    """Randomly zero elements with probability ``p``.
+
+    ``mode='upscale_in_train'`` scales kept values by 1/(1-p) while training and is the
+    identity at inference; ``'downscale_in_infer'`` keeps values unscaled while training
+    and multiplies by (1-p) at inference. ``axis`` drops whole slices: one random draw per
+    index along the given axes, shared across the others.
+    """
+    _check_p(p, "dropout")
+    if mode not in _MODES:
+        raise ValueError(f"dropout: mode must be 'downscale_in_infer' or 'upscale_in_train', got {mode!r}")
+    if p == 0:
+        return x
+    impl = "downgrade_in_infer" if mode == "downscale_in_infer" else mode
+    if axis is None:
+        out, _ = run_op("dropout", x, None, dropout_prob=float(p), is_test=not training,
+                        dropout_implementation=impl)
+        return out
+    axes = [axis] if isinstance(axis, int) else list(axis)
+    shape = list(x.shape)
+    if not axes or min(axes) < 0 or max(axes) >= len(shape):
+        raise ValueError(f"dropout: axis values must satisfy 0 <= axis < {len(shape)} (the rank of x), got {axis}")
+    if len(axes) > len(shape):
+        raise ValueError(f"dropout: axis has {len(axes)} entries but x has only {len(shape)} dimensions")
+    if not training:
+        return _mul(x, 1.0 - p) if mode == "downscale_in_infer" else x
+    mask_shape = [shape[i] if i in axes else 1 for i in range(len(shape))]
+    # one draw per kept slice: dropout of a ones tensor of the mask shape gives the scaled mask
+    ones = _full(mask_shape, 1.0, x.dtype)
+    mask, _ = run_op("dropout", ones, None, dropout_prob=float(p), is_test=False, dropout_implementation=impl)
+    return run_op("elementwise_mul", x, mask)
+
+
+def _dropout_nd(x, p, training, data_format, rank, formats, what):
+    if len(x.shape) != rank:
+        raise ValueError(f"{what}: x must be a {rank}-D tensor, got shape {list(x.shape)}")
+    if data_format not in formats:
+        raise ValueError(f"{what}: data_format must be {formats[0]!r} or {formats[1]!r}, got {data_format!r}")
+    axis = [0, 1] if data_format == formats[0] else [0, rank - 1]
+    return dropout(x, p=p, axis=axis, training=training, mode="upscale_in_train")
+
+
+def dropout2d(x, p=0.5, training=True, data_format="NCHW", name=None):
+    """Zero whole channels of a 4-D input with probability ``p``."""
+    return _dropout_nd(x, p, training, data_format, 4, ("NCHW", "NHWC"), "dropout2d")
+
+
+def dropout3d(x, p=0.5, training=True, data_format="NCDHW", name=None):
+    """Zero whole channels of a 5-D input with probability ``p``."""
+    return _dropout_nd(x, p, training, data_format, 5, ("NCDHW", "NDHWC"), "dropout3d")
+
+
+def alpha_dropout(x, p=0.5, training=True, name=None):
+    """Dropout that keeps SELU's self-normalising mean and variance (dropped values take
+    SELU's negative saturation value, then an affine map restores the moments)."""
+    _check_p(p, "alpha_dropout")
+    if not training or p == 0:
+        return x
+    if p == 1:
+        return _mul(x, 0.0)
+    alpha, scale = 1.6732632423543772, 1.0507009873554805
+    alpha_p = -alpha * scale
+    a = ((1 - p) * (1 + p * alpha_p ** 2)) ** -0.5
+    b = -a * alpha_p * p
+    keep, _ = run_op("dropout", _ones_like(x), None, dropout_prob=float(p), is_test=False,
+                     dropout_implementation="downgrade_in_infer")
+    dropped = _mul(_sub(_ones_like(x), keep), alpha_p)
+    y = run_op("elementwise_add", run_op("elementwise_mul", x, keep), dropped)
+    return _add(_mul(y, a), b)
+
+
+def label_smooth(label, prior_dist=None, epsilon=0.1, name=None):
+    """(1 - epsilon) * label + epsilon * prior (uniform 1/C when ``prior_dist`` is None)."""
+    if not 0.0 <= float(epsilon) <= 1.0:
+        raise ValueError(f"label_smooth: epsilon must be between 0 and 1, got {epsilon}")
+    return run_op("label_smooth", label, prior_dist, epsilon=float(epsilon))
+
+
+def normalize(x, p=2, axis=1, epsilon=1e-12, name=None):
+    """x / max(||x||_p along ``axis``, epsilon)."""
+    if len(x.shape) == 1 and axis not in (0, -1):
+        raise ValueError(f"normalize: axis must be 0 or -1 for a 1-D tensor, got {axis}")
+    norm = run_op("p_norm", x, porder=float(p), axis=int(axis), epsilon=1e-12, keepdim=True, asvector=False)
+    return run_op("elementwise_div", x, run_op("elementwise_max", norm, scalar_like(float(epsilon), x)))
+
+
+def cosine_similarity(x1, x2, axis=1, eps=1e-8):
+    """sum(x1 * x2) / sqrt(max(sum(x1^2) * sum(x2^2), eps^2)) along ``axis``."""
+    w12 = _reduce_sum(run_op("elementwise_mul", x1, x2), [axis])
+    w1 = _reduce_sum(run_op("elementwise_mul", x1, x1), [axis])
+    w2 = _reduce_sum(run_op("elementwise_mul", x2, x2), [axis])
+    n12 = run_op("sqrt", run_op("elementwise_max", run_op("elementwise_mul", w1, w2),
+                                scalar_like(float(eps) ** 2, w12)))
+    return run_op("elementwise_div", w12, n12)

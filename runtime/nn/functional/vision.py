@@ -1,0 +1,221 @@
+"""Resampling and padding functionals: interpolate/upsample, pad, pixel_shuffle (``paddle.nn.functional``).
+
+interpolate maps onto nearest_interp_v2 / bilinear_interp_v2 (mode 'area' onto adaptive average
+pooling); pad onto pad3d for spatial paddings (unsqueezing 3-D and 4-D inputs to 5-D, as Paddle
+does) and onto the generic constant ``pad`` op otherwise.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ...api._helpers import is_var
+from ...dispatch import run_op
+from ...tensor import Tensor
+from . import pooling as _pooling
+
+__all__ = ["interpolate", "upsample", "pad", "pixel_shuffle"]
+
+_FORMATS = {3: ("NCW", "NWC"), 4: ("NCHW", "NHWC"), 5: ("NCDHW", "NDHWC")}
+_MODES = ("nearest", "bilinear", "area", "linear", "bicubic", "trilinear")
+
+
+def _static(v):
+    """A static-graph Variable (a tensor whose value is unknown while the graph is built)."""
+    return is_var(v) and not isinstance(v, Tensor)
+
+
+def _positive_int(v, fn, what):
+    if isinstance(v, Tensor):
+        v = v.item()
+    if isinstance(v, (float, np.floating)) and float(v).is_integer():
+        v = int(v)
+    if not isinstance(v, (int, np.integer)) or isinstance(v, bool) or v <= 0:
+        raise ValueError(f"{fn}: every entry of {what} must be a positive int, got {v!r}")
+    return int(v)
+
+
+def interpolate(x, size=None, scale_factor=None, mode="nearest", align_corners=False, align_mode=0,
+                data_format=None, recompute_scale_factor=None, name=None):
+    """Resize the spatial dims of ``x`` to ``size`` or by ``scale_factor``.
+
+    Modes: 'nearest' (3-D, 4-D, 5-D input), 'bilinear' (4-D) and 'area' (adaptive average
+    pooling, 3-D and 4-D). ``align_corners`` maps corner pixel centres onto each other;
+    otherwise ``align_mode`` 0 uses half-pixel centres and 1 the top-left corners.
+    """
+    fn = "interpolate"
+    if not isinstance(mode, str) or mode.lower() not in _MODES:
+        raise ValueError(f"{fn}: mode must be one of {list(_MODES)}, got {mode!r}")
+    mode = mode.lower()
+    ndim = len(x.shape)
+    if ndim not in _FORMATS:
+        raise ValueError(f"{fn}: x must be a 3-D, 4-D or 5-D tensor, got shape {list(x.shape)}")
+    if data_format is None:
+        data_format = _FORMATS[ndim][0]
+    if data_format not in _FORMATS[ndim]:
+        raise ValueError(f"{fn}: data_format for a {ndim}-D input must be one of {list(_FORMATS[ndim])}, "
+                         f"got {data_format!r}")
+    if size is None and scale_factor is None:
+        raise ValueError(f"{fn}: give one of size and scale_factor")
+    if size is not None and scale_factor is not None:
+        raise ValueError(f"{fn}: give only one of size and scale_factor")
+    if not isinstance(align_corners, bool):
+        raise TypeError(f"{fn}: align_corners must be a bool, got {align_corners!r}")
+    if align_mode not in (0, 1):
+        raise ValueError(f"{fn}: align_mode must be 0 or 1, got {align_mode!r}")
+    if align_corners and mode in ("nearest", "area"):
+        raise ValueError(f"{fn}: align_corners can only be set with the interpolating modes "
+                         "linear | bilinear | bicubic | trilinear")
+    nd = ndim - 2
+    channel_last = data_format[-1] == "C"
+    spatial = list(x.shape[1:-1]) if channel_last else list(x.shape[2:])
+
+    if mode == "area":
+        if size is None:
+            raise ValueError(f"{fn}: mode 'area' needs size")
+        if channel_last or ndim == 5:
+            raise NotImplementedError(f"{fn}: mode 'area' supports NCW and NCHW inputs only")
+        if ndim == 3:
+            return _pooling.adaptive_avg_pool1d(x, size)
+        return _pooling.adaptive_avg_pool2d(x, size)
+    if mode in ("linear", "bicubic", "trilinear"):
+        raise NotImplementedError(f"{fn}: mode {mode!r} is not supported yet (use 'nearest', 'bilinear' or 'area')")
+    if mode == "bilinear" and ndim != 4:
+        raise ValueError(f"{fn}: mode 'bilinear' needs a 4-D input, got shape {list(x.shape)}")
+
+    op = "nearest_interp_v2" if mode == "nearest" else "bilinear_interp_v2"
+    attrs = {"out_d": -1, "out_h": -1, "out_w": -1, "scale": [], "interp_method": mode,
+             "align_corners": bool(align_corners) if mode != "nearest" else False, "align_mode": int(align_mode),
+             "data_layout": "NHWC" if channel_last else "NCHW"}
+    out_size = size_tensor = scale_tensor = None
+    names = ("out_d", "out_h", "out_w")[3 - nd:]
+
+    if size is not None:
+        if isinstance(size, Tensor):
+            size = size.numpy().reshape(-1).tolist()
+        if _static(size):
+            if len(size.shape) != 1 or size.shape[0] not in (-1, nd):
+                raise ValueError(f"{fn}: a size tensor must be 1-D with {nd} entries, got shape {list(size.shape)}")
+            out_size = size
+        else:
+            if not isinstance(size, (list, tuple)):
+                raise TypeError(f"{fn}: size must be a list, tuple or Tensor, got {type(size).__name__}")
+            if len(size) != nd:
+                raise ValueError(f"{fn}: size must have {nd} entries for a {ndim}-D input, got {list(size)}")
+            if any(_static(v) for v in size):
+                size_tensor = []
+                for name_, v in zip(names, size):
+                    if _static(v):
+                        size_tensor.append(v)
+                        attrs[name_] = -1
+                    else:
+                        v = _positive_int(v, fn, "size")
+                        size_tensor.append(run_op("fill_constant", shape=[1], dtype=2, value=float(v)))
+                        attrs[name_] = v
+            else:
+                for name_, v in zip(names, size):
+                    attrs[name_] = _positive_int(v, fn, "size")
+    else:
+        scale = scale_factor
+        if isinstance(scale, Tensor):
+            scale = scale.numpy().reshape(-1).tolist()
+            scale = scale[0] if len(scale) == 1 else scale
+        if _static(scale):
+            scale_tensor = scale
+        else:
+            if isinstance(scale, (int, float, np.number)) and not isinstance(scale, bool):
+                scales = [float(scale)] * nd
+            elif isinstance(scale, (list, tuple)) and len(scale) == nd:
+                scales = [float(v.item()) if isinstance(v, Tensor) else float(v) for v in scale]
+            else:
+                raise ValueError(f"{fn}: scale_factor must be a number or a list of {nd} numbers, got {scale!r}")
+            if any(s <= 0 for s in scales):
+                raise ValueError(f"{fn}: scale_factor must be positive, got {scales}")
+            if recompute_scale_factor:
+                if any(d < 0 for d in spatial):
+                    raise ValueError(f"{fn}: recompute_scale_factor needs known spatial dims, got {list(x.shape)}")
+                for name_, d, s in zip(names, spatial, scales):
+                    attrs[name_] = int(np.floor(d * s))
+            else:
+                attrs["scale"] = scales
+    return run_op(op, x, out_size, size_tensor, scale_tensor, **attrs)
+
+
+def upsample(x, size=None, scale_factor=None, mode="nearest", align_corners=False, align_mode=0,
+             data_format=None, name=None):
+    """Alias of `interpolate`."""
+    return interpolate(x, size, scale_factor, mode, align_corners, align_mode, data_format)
+
+
+def pad(x, pad, mode="constant", value=0.0, data_format=None, pad_from_left_axis=True, name=None):
+    """Pad ``x``.
+
+    With as many pairs as spatial dims, ``pad`` lists them from the LAST dim: [left, right] for
+    3-D, [left, right, top, bottom] for 4-D, [left, right, top, bottom, front, back] for 5-D, in
+    'constant', 'reflect', 'replicate' or 'circular' mode. In constant mode any other length
+    pads dims from the last one, except a full ``2 * ndim`` list, which with
+    ``pad_from_left_axis`` lists the pairs from the FIRST dim.
+    """
+    fn = "pad"
+    if mode not in ("constant", "reflect", "replicate", "circular"):
+        raise ValueError(f"{fn}: mode must be one of constant, reflect, replicate, circular, got {mode!r}")
+    ndim = len(x.shape)
+    if isinstance(pad, Tensor):
+        pad = [int(v) for v in pad.numpy().reshape(-1)]
+    elif _static(pad):
+        raise NotImplementedError(f"{fn}: a static-graph tensor as pad is not supported; pass a list of ints")
+    if not isinstance(pad, (list, tuple)) or not all(isinstance(v, (int, np.integer)) for v in pad):
+        raise TypeError(f"{fn}: pad must be a list of ints, got {pad!r}")
+    pad = [int(v) for v in pad]
+    if any(v < 0 for v in pad):
+        raise ValueError(f"{fn}: pad values must be non-negative, got {pad}")
+
+    if mode == "constant" and len(pad) != 2 * (ndim - 2):
+        if len(pad) % 2 or len(pad) > 2 * ndim:
+            raise ValueError(f"{fn}: pad must hold pairs for at most {ndim} dims, got {pad}")
+        full = pad + [0] * (2 * ndim - len(pad))
+        if not (len(pad) == 2 * ndim and pad_from_left_axis):
+            # pairs were given from the last dim: reorder them first-dim first
+            pairs = [full[i:i + 2] for i in range(0, 2 * ndim, 2)]
+            full = [v for p in reversed(pairs) for v in p]
+        return run_op("pad", x, paddings=full, pad_value=float(value))
+
+    if ndim not in _FORMATS:
+        raise ValueError(f"{fn}: {mode} padding needs a 3-D, 4-D or 5-D input, got shape {list(x.shape)}")
+    if data_format is None:
+        data_format = _FORMATS[ndim][0]
+    if data_format not in _FORMATS[ndim]:
+        raise ValueError(f"{fn}: data_format for a {ndim}-D input must be one of {list(_FORMATS[ndim])}, "
+                         f"got {data_format!r}")
+    if len(pad) != 2 * (ndim - 2):
+        raise ValueError(f"{fn}: {mode} padding of a {ndim}-D input needs {2 * (ndim - 2)} values, got {pad}")
+    channel_last = data_format[-1] == "C"
+    axes = []
+    if ndim == 3:
+        pad = [0, 0, 0, 0] + pad
+        axes = [2, 3] if channel_last else [3, 4]
+    elif ndim == 4:
+        pad = pad + [0, 0]
+        axes = [1] if channel_last else [2]
+    if axes:
+        x = run_op("unsqueeze2", x, None, None, axes=axes)
+    out = run_op("pad3d", x, None, paddings=pad, mode=mode, value=float(value),
+                 data_format="NDHWC" if channel_last else "NCDHW")
+    if axes:
+        out = run_op("squeeze2", out, axes=axes)
+    return out
+
+
+def pixel_shuffle(x, upscale_factor, data_format="NCHW", name=None):
+    """Rearrange [N, C*r*r, H, W] into [N, C, H*r, W*r] (r = upscale_factor)."""
+    fn = "pixel_shuffle"
+    if len(x.shape) != 4:
+        raise ValueError(f"{fn}: x must be a 4-D tensor, got shape {list(x.shape)}")
+    if not isinstance(upscale_factor, (int, np.integer)) or isinstance(upscale_factor, bool) or upscale_factor <= 0:
+        raise TypeError(f"{fn}: upscale_factor must be a positive int, got {upscale_factor!r}")
+    if data_format not in ("NCHW", "NHWC"):
+        raise ValueError(f"{fn}: data_format must be 'NCHW' or 'NHWC', got {data_format!r}")
+    C = x.shape[3 if data_format == "NHWC" else 1]
+    if C >= 0 and C % (upscale_factor * upscale_factor):
+        raise ValueError(f"{fn}: the channel count {C} must be divisible by upscale_factor**2 "
+                         f"({upscale_factor * upscale_factor})")
+    return run_op("pixel_shuffle", x, upscale_factor=int(upscale_factor), data_format=data_format)

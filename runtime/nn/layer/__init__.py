@@ -1,0 +1,14 @@
+"""paddle.nn layers: the Layer base class, containers and the built-in layers."""
+from .layers import Layer  # noqa: F401
+from .container import Sequential, LayerList, LayerDict, ParameterList  # noqa: F401
+from .common import *  # noqa: F401,F403
+from .conv import *  # noqa: F401,F403
+from .pooling import *  # noqa: F401,F403
+from .norm import *  # noqa: F401,F403
+from .activation import *  # noqa: F401,F403
+from .loss import *  # noqa: F401,F403
+from .rnn import *  # noqa: F401,F403
+from . import common, conv, pooling, norm, activation, loss, rnn  # noqa: F401
+
+__all__ = (["Layer", "Sequential", "LayerList", "LayerDict", "ParameterList"] + common.__all__ + conv.__all__
+           + pooling.__all__ + norm.__all__ + activation.__all__ + loss.__all__ + rnn.__all__)

@@ -1,0 +1,136 @@
+"""Table rows for conv2d, depthwise_conv2d, conv2d_transpose and depthwise_conv2d_transpose.
+
+References are direct nested loops over output (or input) positions; SAME paddings come from
+Paddle's rule (output ceil(in / stride), extra padding after, dilation reset to 1), which was
+checked numerically against real Paddle.
+"""
+import numpy as np
+
+from .op_harness import OpCase
+
+rng = np.random.default_rng(7)
+
+
+def r(*shape):
+    return rng.uniform(-1.0, 1.0, shape)
+
+
+def conv_ref(Input, Filter, strides=(1, 1), paddings=(0, 0), dilations=(1, 1), groups=1,
+             data_format="NCHW", padding_algorithm="EXPLICIT", **_):
+    x = Input.transpose(0, 3, 1, 2) if data_format == "NHWC" else Input
+    N, C, H, W = x.shape
+    M, Cg, kh, kw = Filter.shape
+    p = list(paddings)
+    pt, pb, pl, pr = (p[0], p[0], p[1], p[1]) if len(p) == 2 else p
+    dh, dw = dilations
+    if padding_algorithm == "SAME":
+        def same(n, k, s):
+            out = -(-n // s)
+            tot = max((out - 1) * s + k - n, 0)
+            return tot // 2, tot - tot // 2
+        (pt, pb), (pl, pr) = same(H, kh, strides[0]), same(W, kw, strides[1])
+        dh = dw = 1
+    elif padding_algorithm == "VALID":
+        pt = pb = pl = pr = 0
+    oh = (H + pt + pb - dh * (kh - 1) - 1) // strides[0] + 1
+    ow = (W + pl + pr - dw * (kw - 1) - 1) // strides[1] + 1
+    out = np.zeros((N, M, oh, ow))
+    mg = M // groups
+    for n in range(N):
+        for m in range(M):
+            g = m // mg
+            for i in range(oh):
+                for j in range(ow):
+                    acc = 0.0
+                    for c in range(Cg):
+                        for a in range(kh):
+                            for b in range(kw):
+                                h = i * strides[0] - pt + a * dh
+                                w = j * strides[1] - pl + b * dw
+                                if 0 <= h < H and 0 <= w < W:
+                                    acc += x[n, g * Cg + c, h, w] * Filter[m, c, a, b]
+                    out[n, m, i, j] = acc
+    out = out.astype(Input.dtype)
+    return out.transpose(0, 2, 3, 1) if data_format == "NHWC" else out
+
+
+def convt_ref(Input, Filter, Bias=None, strides=(1, 1), paddings=(0, 0), output_padding=(), output_size=(),
+              dilations=(1, 1), groups=1, data_format="NCHW", padding_algorithm="EXPLICIT", **_):
+    """Scatter every input pixel through the kernel, then crop [pad_before, pad_before + out)."""
+    x = Input.transpose(0, 3, 1, 2) if data_format == "NHWC" else Input
+    N, C, H, W = x.shape
+    _, mg, kh, kw = Filter.shape
+    cg = C // groups
+    p = list(paddings)
+    pt, pb, pl, pr = (p[0], p[0], p[1], p[1]) if len(p) == 2 else p
+    dh, dw = dilations
+    if padding_algorithm == "SAME":
+        def same(n, k, s):
+            out = -(-n // s)
+            tot = max((out - 1) * s + k - n, 0)
+            return tot // 2, tot - tot // 2
+        (pt, pb), (pl, pr) = same(H, kh, strides[0]), same(W, kw, strides[1])
+        dh = dw = 1
+    full_h = (H - 1) * strides[0] + dh * (kh - 1) + 1
+    full_w = (W - 1) * strides[1] + dw * (kw - 1) + 1
+    if output_size:
+        oh, ow = output_size
+    else:
+        op = list(output_padding) or [0, 0]
+        oh, ow = full_h - pt - pb + op[0], full_w - pl - pr + op[1]
+    full = np.zeros((N, mg * groups, max(full_h, pt + oh), max(full_w, pl + ow)))
+    for n in range(N):
+        for c in range(C):
+            g = c // cg
+            for h in range(H):
+                for w in range(W):
+                    for m in range(mg):
+                        for a in range(kh):
+                            for b in range(kw):
+                                full[n, g * mg + m, h * strides[0] + a * dh, w * strides[1] + b * dw] += \
+                                    x[n, c, h, w] * Filter[c, m, a, b]
+    out = full[:, :, pt:pt + oh, pl:pl + ow]
+    if Bias is not None:
+        out = out + Bias.reshape(1, -1, 1, 1)
+    out = out.astype(Input.dtype)
+    return out.transpose(0, 2, 3, 1) if data_format == "NHWC" else out
+
+
+CASES = [
+    OpCase("conv2d", {"Input": r(2, 2, 5, 5), "Filter": r(3, 2, 3, 3)}, conv_ref),
+    OpCase("conv2d", {"Input": r(1, 2, 7, 6), "Filter": r(2, 2, 3, 2)}, conv_ref, name="stride_pad4_dilation",
+           attrs={"strides": [2, 1], "paddings": [1, 0, 2, 1], "dilations": [2, 1]}),
+    OpCase("conv2d", {"Input": r(1, 4, 5, 5), "Filter": r(4, 2, 2, 2)}, conv_ref, name="groups",
+           attrs={"groups": 2, "paddings": [1, 1]}),
+    OpCase("conv2d", {"Input": r(1, 2, 6, 5), "Filter": r(2, 2, 3, 3)}, conv_ref, name="same",
+           attrs={"padding_algorithm": "SAME", "strides": [2, 2], "dilations": [2, 2], "paddings": [5, 5]}),
+    OpCase("conv2d", {"Input": r(1, 2, 5, 5), "Filter": r(2, 2, 2, 2)}, conv_ref, name="valid",
+           attrs={"padding_algorithm": "VALID", "paddings": [3, 3]}),
+    OpCase("conv2d", {"Input": r(2, 4, 5, 3), "Filter": r(3, 3, 2, 2)}, conv_ref, name="nhwc",
+           attrs={"data_format": "NHWC", "paddings": [1, 0], "strides": [1, 2]}),
+    OpCase("conv2d", {"Input": r(2, 3, 6, 6).astype(np.float32), "Filter": r(4, 3, 3, 3).astype(np.float32)},
+           conv_ref, name="float32", check_grad=False, attrs={"paddings": [1, 1]}),
+    OpCase("depthwise_conv2d", {"Input": r(2, 3, 5, 5), "Filter": r(6, 1, 3, 3)}, conv_ref,
+           attrs={"groups": 3, "paddings": [1, 1]}),
+    OpCase("depthwise_conv2d", {"Input": r(1, 6, 6, 2), "Filter": r(2, 1, 3, 3)}, conv_ref, name="stride_nhwc",
+           attrs={"groups": 2, "strides": [2, 2], "data_format": "NHWC"}),
+    OpCase("conv2d_transpose", {"Input": r(2, 2, 3, 3), "Filter": r(2, 3, 3, 3)}, convt_ref),
+    OpCase("conv2d_transpose", {"Input": r(1, 2, 3, 4), "Filter": r(2, 2, 3, 2)}, convt_ref,
+           name="stride_pad_output_padding",
+           attrs={"strides": [2, 3], "paddings": [1, 0, 0, 1], "output_padding": [1, 2], "dilations": [1, 2]}),
+    OpCase("conv2d_transpose", {"Input": r(1, 2, 3, 3), "Filter": r(2, 1, 3, 3)}, convt_ref, name="output_size",
+           attrs={"strides": [2, 2], "paddings": [1, 1], "output_size": [6, 5]}),
+    OpCase("conv2d_transpose", {"Input": r(1, 4, 3, 3), "Filter": r(4, 2, 2, 2)}, convt_ref, name="groups",
+           attrs={"groups": 2, "strides": [2, 1]}),
+    OpCase("conv2d_transpose", {"Input": r(1, 2, 3, 4), "Filter": r(2, 2, 3, 3)}, convt_ref, name="same",
+           attrs={"padding_algorithm": "SAME", "strides": [2, 2], "dilations": [2, 2]}),
+    OpCase("conv2d_transpose", {"Input": r(1, 3, 4, 2), "Filter": r(2, 2, 2, 3)}, convt_ref, name="nhwc",
+           attrs={"data_format": "NHWC", "strides": [1, 2], "paddings": [0, 1]}),
+    OpCase("conv2d_transpose", {"Input": r(1, 2, 3, 3), "Filter": r(2, 3, 2, 2), "Bias": r(3)}, convt_ref,
+           name="bias", grad=("Input", "Filter")),
+    OpCase("conv2d_transpose", {"Input": r(2, 3, 4, 4).astype(np.float32),
+                                "Filter": r(3, 2, 3, 3).astype(np.float32)}, convt_ref, name="float32",
+           check_grad=False, attrs={"strides": [2, 2], "paddings": [1, 1]}),
+    OpCase("depthwise_conv2d_transpose", {"Input": r(1, 3, 3, 3), "Filter": r(3, 1, 3, 3)}, convt_ref,
+           attrs={"groups": 3, "strides": [2, 2], "paddings": [1, 1]}),
+]
