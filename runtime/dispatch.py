@@ -67,6 +67,8 @@ def run_eager(opdef, inputs, attrs):
         raise
 
     if opdef.n_visible == 1 and not opdef.list_output:
+        if type(out) is not np.ndarray:
+            out = np.asarray(out)   # ufuncs turn 0-D results into numpy scalars
         if need_grad and out.dtype.kind in "fc":
             t = _wrap(out, False)
             GradNode(opdef, inputs, attrs, (t,))
@@ -94,8 +96,8 @@ def _wrap_out(o):
     if o is None:
         return None
     if isinstance(o, (list, tuple)):
-        return [_wrap(a) for a in o]
-    return _wrap(o)
+        return [_wrap(np.asarray(a)) for a in o]
+    return _wrap(o if type(o) is np.ndarray else np.asarray(o))
 
 
 def _annotate(e, opdef, arrays, attrs):

@@ -18,8 +18,9 @@ __all__ = ["add", "subtract", "multiply", "divide", "pow", "maximum", "minimum",
            "round", "trunc", "frac", "sign", "sgn", "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh",
            "asinh", "acosh", "atanh", "tanh", "sigmoid", "erf", "reciprocal", "neg", "stanh", "scale", "clip",
            "cumsum", "logsumexp", "add_n",
-           "exp_", "log_", "sqrt_", "rsqrt_", "square_", "abs_", "floor_", "ceil_", "round_", "trunc_", "sin_",
-           "cos_", "tanh_", "sigmoid_", "reciprocal_", "neg_", "scale_", "clip_", "cumsum_"]
+           # in-place forms Paddle also offers as top-level functions (the rest are Tensor methods only)
+           "log_", "square_", "abs_", "trunc_", "sin_", "cos_", "tanh_", "neg_", "cumsum_", "log1p_", "expm1_",
+           "tan_", "erf_", "frac_", "pow_"]
 
 
 def _binary(op_type, x, y):
@@ -55,7 +56,8 @@ def divide(x, y, name=None):
 def pow(x, y, name=None):
     """``x ** y``; ``y`` may be a tensor or a Python number."""
     if not is_var(y):
-        if isinstance(y, (int, float)) and not isinstance(y, bool) and x.dtype.np.kind == "f":
+        # Paddle's pow op: float tensors keep their dtype; integer tensors truncate the exponent
+        if isinstance(y, (int, float)) and not isinstance(y, bool) and x.dtype.np.kind in "fiu":
             return run_op("pow", x, factor=float(y))
     return _binary("elementwise_pow", x, y)
 
@@ -329,3 +331,9 @@ neg_ = _inplace("neg_", neg)
 scale_ = _inplace("scale_", scale)
 clip_ = _inplace("clip_", clip)
 cumsum_ = _inplace("cumsum_", cumsum)
+log1p_ = _inplace("log1p_", log1p)
+expm1_ = _inplace("expm1_", expm1)
+tan_ = _inplace("tan_", tan)
+erf_ = _inplace("erf_", erf)
+frac_ = _inplace("frac_", frac)
+pow_ = _inplace("pow_", pow)

@@ -41,7 +41,7 @@ def _out_meta(out, dout, **_):
 
 def sigmoid(x):
     with np.errstate(over="ignore"):   # exp(-x) overflows to inf for very negative x: 1/inf = 0 is right
-        out = np.negative(x)
+        out = np.asarray(np.negative(x))   # asarray: 0-D inputs give numpy scalars
         np.exp(out, out=out)
     out += 1
     return np.reciprocal(out, out=out)
@@ -100,7 +100,7 @@ _unary("elu", _elu, _elu_grad, attrs={"alpha": ("FLOAT", 1.0)})
 def _gelu(x, approximate=False, **_):
     x = as_float(x)
     if approximate:
-        inner = x * x
+        inner = np.asarray(x * x)
         inner *= _GELU_C
         inner += 1
         inner *= x
@@ -173,13 +173,14 @@ def _hard_swish(x, threshold=6.0, scale=6.0, offset=3.0, **_):
 
 def _hard_swish_grad(x, dout, threshold=6.0, scale=6.0, offset=3.0, **_):
     t = x + offset
-    g = np.where(t <= 0, 0, np.where(t < threshold, (2 * x + offset) / scale, threshold / scale)).astype(x.dtype, copy=False)
-    return dout * g
+    # above the threshold out = x * threshold / scale, so the slope is threshold / scale there
+    g = np.where(t <= 0, 0, np.where(t < threshold, (2 * x + offset) / scale, threshold / scale))
+    return dout * g.astype(x.dtype, copy=False)
 
 
 def _hard_sigmoid(x, slope=0.20000000298023224, offset=0.5, **_):
     x = as_float(x)
-    out = x * slope
+    out = np.asarray(x * slope)
     out += offset
     return np.clip(out, 0, 1, out=out)
 
@@ -248,7 +249,7 @@ def _axis(x, axis):
 def _softmax(x, axis=-1, **_):
     x = as_float(x)
     ax = _axis(x, axis)
-    out = x - x.max(axis=ax, keepdims=True)   # the only full-size temporary
+    out = np.asarray(x - x.max(axis=ax, keepdims=True))   # the only full-size temporary
     np.exp(out, out=out)
     out /= out.sum(axis=ax, keepdims=True)
     return out
@@ -265,14 +266,14 @@ def _softmax_grad(out, dout, axis=-1, **_):
 def _log_softmax(x, axis=-1, **_):
     x = as_float(x)
     ax = _axis(x, axis)
-    out = x - x.max(axis=ax, keepdims=True)
+    out = np.asarray(x - x.max(axis=ax, keepdims=True))
     out -= np.log(np.exp(out).sum(axis=ax, keepdims=True))
     return out
 
 
 def _log_softmax_grad(out, dout, axis=-1, **_):
     ax = _axis(out, axis)
-    g = np.exp(out)
+    g = np.asarray(np.exp(out))
     g *= dout.sum(axis=ax, keepdims=True)
     np.subtract(dout, g, out=g)
     return g

@@ -8,6 +8,9 @@ slice-adds instead of ``np.add.at``. NHWC is handled by transposing to NCHW and 
 """
 from __future__ import annotations
 
+import math
+import threading
+
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
@@ -92,14 +95,37 @@ def _pad_zero(x, pads):
     return xp
 
 
-def _cols(xp, kh, kw, strides, dilations, oh, ow):
-    """Columns (N, C*kh*kw, oh*ow) of the (already padded) NCHW array ``xp`` (one copy)."""
+_tls = threading.local()
+_SCRATCH_MAX = 1 << 26
+
+
+def scratch(key, shape, dtype):
+    """An uninitialised array for an intermediate that never leaves the kernel, reusing the memory
+    of the previous call with the same ``key``: freshly allocated large arrays page-fault on first
+    touch, which cost more than the GEMMs themselves on LeNet-sized layers."""
+    dtype = np.dtype(dtype)
+    nbytes = math.prod(shape) * dtype.itemsize
+    if nbytes > _SCRATCH_MAX:
+        return np.empty(shape, dtype)
+    bufs = getattr(_tls, "bufs", None)
+    if bufs is None:
+        bufs = _tls.bufs = {}
+    buf = bufs.get(key)
+    if buf is None or buf.nbytes < nbytes:
+        buf = bufs[key] = np.empty(nbytes, np.uint8)
+    return buf[:nbytes].view(dtype).reshape(shape)
+
+
+def _cols(xp, kh, kw, strides, dilations, oh, ow, key="cols"):
+    """Columns (N, C*kh*kw, oh*ow) of the (already padded) NCHW array ``xp``, in scratch memory."""
     N, C = xp.shape[:2]
     sn, sc, sh, sw = xp.strides
     v = as_strided(xp, (N, C, kh, kw, oh, ow),
                    (sn, sc, sh * dilations[0], sw * dilations[1], sh * strides[0], sw * strides[1]),
                    writeable=False)
-    return v.reshape(N, C * kh * kw, oh * ow)
+    out = scratch(key, (N, C * kh * kw, oh * ow), xp.dtype)
+    np.copyto(out.reshape(N, C, kh, kw, oh, ow), v)
+    return out
 
 
 def _scatter_cols(cols, canvas_hw, strides, dilations):
@@ -114,13 +140,16 @@ def _scatter_cols(cols, canvas_hw, strides, dilations):
     return out
 
 
-def _group_matmul(a, b, groups):
-    """``a`` (g, P, Q) times ``b`` (N, g*Q, R) per group -> (N, g*P, R)."""
+def _group_matmul(a, b, groups, key=None):
+    """``a`` (g, P, Q) times ``b`` (N, g*Q, R) per group -> (N, g*P, R); in scratch memory if ``key``."""
     N = b.shape[0]
-    if groups == 1:
-        return np.matmul(a[0], b)
     g, P, Q = a.shape
-    return np.matmul(a, b.reshape(N, g, Q, -1)).reshape(N, g * P, -1)
+    R = b.shape[-1]
+    dtype = np.result_type(a.dtype, b.dtype)
+    out = None if key is None else scratch(key, (N, g, P, R), dtype)
+    if groups == 1:
+        return np.matmul(a[0], b, out=None if out is None else out.reshape(N, P, R))
+    return np.matmul(a, b.reshape(N, g, Q, R), out=out).reshape(N, g * P, R)
 
 
 # -- conv2d ---------------------------------------------------------------------------------------
@@ -173,7 +202,7 @@ def _conv2d_grad(x, w, dout, strides=(1, 1), paddings=(0, 0), padding_algorithm=
     # dW[g] = sum_n dout[n, g] @ cols[n, g].T
     dw = np.matmul(d, cols.reshape(N, g, Cg * kh * kw, oh * ow).transpose(0, 1, 3, 2)).sum(axis=0)
     wm = w.reshape(g, M // g, Cg * kh * kw).transpose(0, 2, 1)              # (g, Cg*kk, Mg)
-    dcols = _group_matmul(wm, d.reshape(N, M, oh * ow), g)                  # (N, C*kk, P)
+    dcols = _group_matmul(wm, d.reshape(N, M, oh * ow), g, key="dcols")     # (N, C*kk, P)
     canvas = (H + pads[0] + pads[1], W + pads[2] + pads[3])
     dxp = _scatter_cols(dcols.reshape(N, C, kh, kw, oh, ow), canvas, strides, dil)
     dx = dxp[:, :, pads[0]:pads[0] + H, pads[2]:pads[2] + W]
@@ -255,7 +284,7 @@ def _convt_nchw(x, w, bias, strides, paddings, output_padding, output_size, padd
     pads, dil, strides, (oh, ow) = _convt_setup(x, w, strides, paddings, output_padding, output_size,
                                                 padding_algorithm, dilations, groups)
     wm = w.reshape(g, C // g, Mg * kh * kw).transpose(0, 2, 1)               # (g, Mg*kk, Cg)
-    cols = _group_matmul(wm, x.reshape(N, C, H * W), g)                      # (N, M*kk, H*W)
+    cols = _group_matmul(wm, x.reshape(N, C, H * W), g, key="dcols")         # (N, M*kk, H*W)
     full_h = max((H - 1) * strides[0] + dil[0] * (kh - 1) + 1, pads[0] + oh)
     full_w = max((W - 1) * strides[1] + dil[1] * (kw - 1) + 1, pads[2] + ow)
     full = _scatter_cols(cols.reshape(N, g * Mg, kh, kw, H, W), (full_h, full_w), strides, dil)

@@ -63,7 +63,7 @@ def _int_identity(fn):
 
 
 def _rsqrt(x):
-    out = np.sqrt(x)
+    out = np.asarray(np.sqrt(x))   # asarray: 0-D inputs give numpy scalars
     return np.reciprocal(out, out=out)
 
 
@@ -140,7 +140,8 @@ def _scale(x, scale_tensor=None, bias_tensor=None, scale=1.0, bias=0.0, bias_aft
     if x.dtype.kind in "iu":
         s, b = int(s), int(b)   # Paddle truncates the factors for integer tensors
     elif x.dtype.kind == "b":
-        x = x.astype(np.float32)
+        out = _scale(x.astype(np.float32), None, None, s, b, bias_after_scale)
+        return out.astype(np.bool_)
     if bias_after_scale:
         out = x * s
         if b:
@@ -157,22 +158,19 @@ def _scale_grad(ctx, dout):
     return [run_op("scale", dout, ctx.inputs[1], None, scale=s, bias=0.0, bias_after_scale=True), None, None]
 
 
-def _scale_meta(x, *_, **__):
-    return Meta(tuple(x.shape), np.dtype(np.float32) if np.dtype(x.dtype).kind == "b" else x.dtype)
-
-
 register("scale", ["X", "ScaleTensor?", "BiasTensor?"], ["Out"],
          {"scale": ("FLOAT", 1.0), "bias": ("FLOAT", 0.0), "bias_after_scale": ("BOOLEAN", True)},
-         kernel=_scale, infer_meta=_scale_meta, grad=_scale_grad, differentiable=("X",))
+         kernel=_scale, infer_meta=same_as_x, grad=_scale_grad, differentiable=("X",))
 
 
 # -- pow --------------------------------------------------------------------------------------
 def _pow(x, factor_tensor=None, factor=1.0, **_):
     f = factor if factor_tensor is None else float(_scalar(factor_tensor))
     if x.dtype.kind in "iu":
-        if f >= 0 and float(f).is_integer():
-            return np.power(x, int(f))
-        return np.power(x.astype(np.float64), f).astype(x.dtype)
+        # Paddle truncates the exponent for integer tensors (x ** 2.5 -> x ** 2)
+        if int(f) < 0:
+            raise ValueError(f"pow: integer tensors cannot be raised to a negative power ({f}); cast to float first")
+        return np.power(x, int(f))
     with np.errstate(divide="ignore", invalid="ignore"):
         return np.power(x, f)
 
@@ -185,38 +183,48 @@ def _pow_grad(x, factor_tensor, dout, factor=1.0, **_):
 
 register("pow", ["X", "FactorTensor?"], ["Out"], {"factor": ("FLOAT", 1.0)},
          kernel=_pow, infer_meta=same_as_x, differentiable=("X",))
-grad_op("pow", ["X", "FactorTensor", "Out@GRAD"], ["X@GRAD"], _pow_grad)
+grad_op("pow", ["X", "FactorTensor?", "Out@GRAD"], ["X@GRAD"], _pow_grad)
 
 
 # -- clip -------------------------------------------------------------------------------------
 def _bounds(x, lo_t, hi_t, lo, hi):
-    lo = lo if lo_t is None else (_scalar(lo_t) if lo_t.size == 1 else lo_t)
-    hi = hi if hi_t is None else (_scalar(hi_t) if hi_t.size == 1 else hi_t)
+    """The (lo, hi) bounds to apply; None for a side left at its float32-range default (unbounded,
+    so float64 values beyond float32's range are kept, as Paddle's API does)."""
+    lo = (None if lo <= _F32_MIN else lo) if lo_t is None else (_scalar(lo_t) if lo_t.size == 1 else lo_t)
+    hi = (None if hi >= _F32_MAX else hi) if hi_t is None else (_scalar(hi_t) if hi_t.size == 1 else hi_t)
     if x.dtype.kind in "iu":
         info = np.iinfo(x.dtype)
-        if not isinstance(lo, np.ndarray):
+        if lo is not None and not isinstance(lo, np.ndarray):
             lo = int(min(max(lo, info.min), info.max))
-        if not isinstance(hi, np.ndarray):
+        if hi is not None and not isinstance(hi, np.ndarray):
             hi = int(min(max(hi, info.min), info.max))
     return lo, hi
 
 
 def _clip(x, min_t=None, max_t=None, min=_F32_MIN, max=_F32_MAX, **_):
     lo, hi = _bounds(x, min_t, max_t, min, max)
-    out = np.maximum(x, lo)
-    np.minimum(out, hi, out=out)
+    out = np.array(x) if lo is None else np.asarray(np.maximum(x, lo))
+    if lo is None and hi is None:
+        return out
+    if hi is not None:
+        np.minimum(out, hi, out=out)
     return out.astype(x.dtype, copy=False)
 
 
 def _clip_grad(x, min_t, max_t, dout, min=_F32_MIN, max=_F32_MAX, **_):
     lo, hi = _bounds(x, min_t, max_t, min, max)
     # the bounds themselves pass the gradient, as in Paddle
-    return dout * ((x >= lo) & (x <= hi))
+    if lo is None and hi is None:
+        return dout.copy()
+    mask = np.ones(x.shape, dtype=bool) if lo is None else (x >= lo)
+    if hi is not None:
+        mask &= x <= hi
+    return dout * mask
 
 
 register("clip", ["X", "Min?", "Max?"], ["Out"], {"min": ("FLOAT", _F32_MIN), "max": ("FLOAT", _F32_MAX)},
          kernel=_clip, infer_meta=same_as_x, differentiable=("X",))
-grad_op("clip", ["X", "Min", "Max", "Out@GRAD"], ["X@GRAD"], _clip_grad)
+grad_op("clip", ["X", "Min?", "Max?", "Out@GRAD"], ["X@GRAD"], _clip_grad)
 
 
 # -- matmul_v2, mul, dot, cross ---------------------------------------------------------------
@@ -441,10 +449,9 @@ def _keep(a, x_ndim, axes):
 def _logsumexp(x, axis=(), keepdim=False, reduce_all=False, **_):
     x = as_float(x)
     axes = _axes(x.ndim, axis, reduce_all)
-    m = x.max(axis=axes, keepdims=True)
+    m = np.asarray(x.max(axis=axes, keepdims=True))
     m[~np.isfinite(m)] = 0   # all -inf (or inf) rows: keep exp() finite, the result is still right
-    s = np.exp(x - m)
-    s = s.sum(axis=axes, keepdims=True)
+    s = np.asarray(np.exp(x - m).sum(axis=axes, keepdims=True))
     with np.errstate(divide="ignore"):
         np.log(s, out=s)
     s += m
@@ -457,7 +464,7 @@ def _logsumexp_grad(x, out, dout, axis=(), keepdim=False, reduce_all=False, **_)
     axes = _axes(x.ndim, axis, reduce_all)
     if not keepdim:
         out, dout = _keep(out, x.ndim, axes), _keep(dout, x.ndim, axes)
-    g = x - out
+    g = np.asarray(x - out)
     np.exp(g, out=g)
     g *= dout
     return g

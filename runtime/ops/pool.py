@@ -254,12 +254,13 @@ def _pool2d_grad(x, out, dout, ksize=None, strides=(1, 1), paddings=(0, 0), ceil
     if g.adaptive:
         dx = np.matmul(np.matmul(_adaptive_matrix(g, 0, x.dtype).T, dout), _adaptive_matrix(g, 1, x.dtype))
         return _back(dx.astype(x.dtype, copy=False), data_format)
+    dcanvas = np.zeros(x.shape[:2] + g.canvas_hw(), dtype=x.dtype)
+    # a window holding no input divides by 0; its share lands only on padding, which is cropped
     with np.errstate(divide="ignore", invalid="ignore"):
         share = (dout / _avg_divisor(g, exclusive)).astype(x.dtype, copy=False)
-    dcanvas = np.zeros(x.shape[:2] + g.canvas_hw(), dtype=x.dtype)
-    for i in range(g.k[0]):
-        for j in range(g.k[1]):
-            g.window(dcanvas, i, j)[...] += share
+        for i in range(g.k[0]):
+            for j in range(g.k[1]):
+                g.window(dcanvas, i, j)[...] += share
     return _back(np.ascontiguousarray(g.crop(dcanvas)), data_format)
 
 

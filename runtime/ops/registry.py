@@ -75,11 +75,11 @@ class OpDef:
     __slots__ = ("type", "inputs", "outputs", "attrs", "kernel", "infer_meta", "grad",
                  "make_kernel", "onnx", "random", "differentiable", "diff_mask",
                  "input_names", "output_names", "visible_outputs", "n_visible",
-                 "grad_needs_outputs", "list_output", "__weakref__")
+                 "grad_needs_outputs", "list_output", "inplace", "interpret", "__weakref__")
 
     def __init__(self, type, inputs, outputs, attrs, kernel, infer_meta, grad=None,
                  make_kernel=None, onnx=None, random=False, differentiable=None,
-                 grad_needs_outputs=False):
+                 grad_needs_outputs=False, inplace=None, interpret=None):
         self.type = type
         self.inputs = tuple(Slot.parse(s) for s in inputs)
         self.outputs = tuple(Slot.parse(s) for s in outputs)
@@ -109,6 +109,11 @@ class OpDef:
         self.list_output = len(vis) == 1 and vis[0].duplicable
         # the eager tape keeps output values only for ops whose grad rule reads them
         self.grad_needs_outputs = grad_needs_outputs
+        # output slot -> input slot it overwrites in static programs (batch_norm: MeanOut -> Mean)
+        self.inplace = dict(inplace or {})
+        # ops that run sub-blocks or touch the environment (control flow) are executed by
+        # ``interpret(op, env, run_block)`` instead of a kernel
+        self.interpret = interpret
 
     def full_attrs(self, attrs: dict) -> dict:
         """Schema defaults overlaid with ``attrs`` (what a static Operator records)."""

@@ -76,7 +76,7 @@ def _known(d):
     return d is not None and d >= 0
 
 
-def _add_bias(out, bias, channel_last, ndim):
+def _add_bias(out, bias, channel_last):
     if bias is None:
         return out
     return run_op("elementwise_add", out, bias, axis=-1 if channel_last else 1)
@@ -112,7 +112,7 @@ def conv2d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1, data
     out = run_op(op, x, weight, strides=_ints(stride, 2, "stride", "conv2d"), paddings=pads,
                  padding_algorithm=algo, dilations=_ints(dilation, 2, "dilation", "conv2d"), groups=int(groups),
                  data_format=data_format)
-    return _add_bias(out, bias, channel_last, 4)
+    return _add_bias(out, bias, channel_last)
 
 
 def _output_size(output_size, n, fn):
@@ -151,7 +151,7 @@ def conv2d_transpose(x, weight, bias=None, stride=1, padding=0, output_padding=0
     out = run_op(op, x, weight, None, strides=_ints(stride, 2, "stride", fn), paddings=pads,
                  output_padding=opad, output_size=osize, padding_algorithm=algo, groups=int(groups),
                  dilations=_ints(dilation, 2, "dilation", fn), data_format=data_format)
-    return _add_bias(out, bias, channel_last, 4)
+    return _add_bias(out, bias, channel_last)
 
 
 # -- 1-D through 2-D ------------------------------------------------------------------------------
@@ -195,7 +195,7 @@ def conv1d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1, data
                  padding_algorithm=algo, dilations=[1] + _ints(dilation, 1, "dilation", fn), groups=int(groups),
                  data_format="NHWC" if channel_last else "NCHW")
     out = run_op("squeeze2", out, axes=[1 if channel_last else 2])
-    return _add_bias(out, bias, channel_last, 3)
+    return _add_bias(out, bias, channel_last)
 
 
 def conv1d_transpose(x, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1,
@@ -215,4 +215,4 @@ def conv1d_transpose(x, weight, bias=None, stride=1, padding=0, output_padding=0
                  groups=int(groups), dilations=[1] + _ints(dilation, 1, "dilation", fn),
                  data_format="NHWC" if channel_last else "NCHW")
     out = run_op("squeeze2", out, axes=[1 if channel_last else 2])
-    return _add_bias(out, bias, channel_last, 3)
+    return _add_bias(out, bias, channel_last)

@@ -16,6 +16,7 @@ from . import pooling as _pooling
 __all__ = ["interpolate", "upsample", "pad", "pixel_shuffle"]
 
 _FORMATS = {3: ("NCW", "NWC"), 4: ("NCHW", "NHWC"), 5: ("NCDHW", "NDHWC")}
+_PAD_FORMATS = {3: ("NCL", "NLC"), 4: ("NCHW", "NHWC"), 5: ("NCDHW", "NDHWC")}
 _MODES = ("nearest", "bilinear", "area", "linear", "bicubic", "trilinear")
 
 
@@ -179,12 +180,12 @@ def pad(x, pad, mode="constant", value=0.0, data_format=None, pad_from_left_axis
             full = [v for p in reversed(pairs) for v in p]
         return run_op("pad", x, paddings=full, pad_value=float(value))
 
-    if ndim not in _FORMATS:
+    if ndim not in _PAD_FORMATS:
         raise ValueError(f"{fn}: {mode} padding needs a 3-D, 4-D or 5-D input, got shape {list(x.shape)}")
     if data_format is None:
-        data_format = _FORMATS[ndim][0]
-    if data_format not in _FORMATS[ndim]:
-        raise ValueError(f"{fn}: data_format for a {ndim}-D input must be one of {list(_FORMATS[ndim])}, "
+        data_format = _PAD_FORMATS[ndim][0]
+    if data_format not in _PAD_FORMATS[ndim]:
+        raise ValueError(f"{fn}: data_format for a {ndim}-D input must be one of {list(_PAD_FORMATS[ndim])}, "
                          f"got {data_format!r}")
     if len(pad) != 2 * (ndim - 2):
         raise ValueError(f"{fn}: {mode} padding of a {ndim}-D input needs {2 * (ndim - 2)} values, got {pad}")

@@ -240,3 +240,19 @@ def test_gru_and_simple_rnn_with_initial_states():
     assert repr(nn.SimpleRNN(3, 4)) == "SimpleRNN(3, 4\n  (0): RNN(\n    (cell): SimpleRNNCell(3, 4)\n  )\n)"
     with pytest.raises(ValueError, match="direction should be forward or bidirect"):
         nn.GRU(3, 2, direction="backward")
+
+
+def test_lstm_cell_projection():
+    cell = nn.LSTMCell(3, 4, proj_size=2).to(dtype="float64")
+    assert cell.weight_hh.shape == [16, 2] and cell.weight_ho.shape == [4, 2]
+    assert cell.state_shape == ((2,), (4,))
+    x, h0, c0 = rng.standard_normal((2, 3)), rng.standard_normal((2, 2)), rng.standard_normal((2, 4))
+    wi, wh, bi, bh = params(cell)
+    _, (h, c) = cell(T(x), (T(h0), T(c0)))
+    hr, cr = lstm_ref(x, h0, c0, wi, wh, bi, bh)
+    np.testing.assert_allclose(h.numpy(), hr @ cell.weight_ho.numpy(), rtol=1e-10)
+    np.testing.assert_allclose(c.numpy(), cr, rtol=1e-10)
+    _, (h, c) = cell(T(x))
+    assert h.shape == [2, 2] and c.shape == [2, 4]
+    out, (hn, cn) = nn.LSTM(3, 4, proj_size=2)(T(x[:, None].astype(np.float32)))
+    assert out.shape == [2, 1, 2] and hn.shape == [1, 2, 2] and cn.shape == [1, 2, 4]

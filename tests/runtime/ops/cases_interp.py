@@ -8,7 +8,6 @@ numerically against real Paddle.
 """
 import numpy as np
 
-import runtime.ops.interp  # noqa: F401  (registers the ops until runtime.ops imports it)
 
 from .op_harness import OpCase
 

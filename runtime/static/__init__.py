@@ -1,0 +1,14 @@
+"""paddle.static: Programs, the Executor, static autograd and control flow.
+
+Importing this package installs the static builder, so `run_op` appends Operators
+while static mode is on (``paddle.enable_static()``).
+"""
+from .program import (Program, Block, Operator, Variable, Parameter, VarType, program_guard,  # noqa: F401
+                      default_main_program, default_startup_program)
+from .scope import Scope, global_scope, scope_guard  # noqa: F401
+from .executor import Executor  # noqa: F401
+from .builder import install as _install
+from .api import data, create_parameter, create_global_var, cpu_places, device_guard, name_scope  # noqa: F401
+from ..device import CPUPlace  # noqa: F401
+
+_install()
