@@ -31,3 +31,5 @@ from .api.indexing import *  # noqa: F401,F403
 from . import nn, optimizer, io, vision  # noqa: F401,E402
 from .formats.serialization import save, load  # noqa: F401,E402
 from . import regularizer, metric  # noqa: F401,E402
+from .nn.param_attr import ParamAttr, create_parameter  # noqa: F401,E402
+from . import unique_name, utils, static  # noqa: F401,E402

@@ -19,7 +19,7 @@ from ...dtype import DType, convert_dtype, default_float, from_numpy_dtype
 from ...dtype import float16 as _float16, float32 as _float32, float64 as _float64
 from ... import unique_name
 from ...tensor import Tensor, Parameter, TensorMethods
-from ..param_attr import ParamAttr, _make_parameter
+from ..param_attr import _make_parameter
 
 __all__ = ["Layer"]
 

@@ -116,7 +116,8 @@ def test_assign():
     np.testing.assert_array_equal(p.numpy(), [1.0, 2.0, 3.0])
     p = make([2], I.Assign(paddle.to_tensor([4.0, 5.0])))
     np.testing.assert_array_equal(p.numpy(), [4.0, 5.0])
-    with pytest.raises(ValueError, match=r"Assign: value has shape \[2, 3\] \(6 elements\) but the parameter has shape \[4\]"):
+    with pytest.raises(ValueError, match=r"Assign: value has shape \[2, 3\] \(6 elements\) "
+                                         r"but the parameter has shape \[4\]"):
         make([4], I.Assign(value))
     with pytest.raises(TypeError, match="Assign: value must be an ndarray"):
         I.Assign("abc")

@@ -221,7 +221,8 @@ def test_setattr_registers_and_checks_types():
     assert a._buffers["b"].shape == [3] and "b" in a.state_dict()
     with pytest.raises(TypeError, match="assignment to buffers 'b' should be of type Tensor or None, but got 'int'"):
         a.b = 3
-    with pytest.raises(TypeError, match="assignment to parameter 'w' should be of type Parameter or None, but got 'Tensor'"):
+    with pytest.raises(TypeError, match="assignment to parameter 'w' should be of type Parameter or None, "
+                                        "but got 'Tensor'"):
         a.w = paddle.ones([2])
     with pytest.raises(TypeError, match="assignment to sublayer 'sub' should be of type Layer or None"):
         a.sub = 5
@@ -297,7 +298,8 @@ class Tree(nn.Layer):
 def test_named_sublayers_prefixes_and_duplicates():
     t = Tree()
     assert [n for n, _ in t.named_sublayers()] == ["a", "seq", "seq.0", "seq.1"]
-    assert [n for n, _ in t.named_sublayers(prefix="m", include_self=True)] == ["m", "m.a", "m.seq", "m.seq.0", "m.seq.1"]
+    assert [n for n, _ in t.named_sublayers(prefix="m", include_self=True)] == \
+        ["m", "m.a", "m.seq", "m.seq.0", "m.seq.1"]
     assert [n for n, _ in t.named_sublayers(remove_duplicate=False)] == ["a", "seq", "seq.0", "seq.1", "shared"]
     assert t.sublayers(include_self=True)[0] is t
     assert [n for n, _ in t.named_parameters()] == ["a.weight", "a.bias", "seq.0.weight", "seq.0.bias"]

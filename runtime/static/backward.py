@@ -1,0 +1,342 @@
+"""Static autograd: `append_backward` and `gradients` append grad ops to a Program.
+
+Each forward op on a path to the loss has its grad rule (``OpDef.grad``, the same rule the
+eager tape calls) run with static mode on, over a context of Variables, so the rule's
+`run_op` calls append the grad ops. Gradients reaching one variable from several consumers
+are summed with a ``sum`` op, and every final gradient is named ``<var>@GRAD`` as in Paddle.
+Control-flow ops are differentiated like any other op: their ``OpDef.grad`` is called.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .. import unique_name
+from ..framework import state
+from .program import (ROLE_BACKWARD, Variable, op_role_guard, program_guard)
+
+__all__ = ["append_backward", "gradients"]
+
+
+class StaticGradContext:
+    """What a grad rule sees for one forward Operator (the interface of the eager GradNode)."""
+
+    __slots__ = ("op", "opdef", "inputs", "attrs", "_outputs")
+
+    def __init__(self, op, opdef):
+        blk = op.block
+        self.op = op
+        self.opdef = opdef
+        self.attrs = op.attrs
+        ins = []
+        for slot in opdef.inputs:
+            names = op.inputs.get(slot.name, [])
+            vs = [blk._var_recursive(n) for n in names]
+            ins.append(vs if slot.duplicable else (vs[0] if vs else None))
+        self.inputs = tuple(ins)
+        self._outputs = [None if n is None else blk._var_recursive(n) for n in _flat_output_names(op, opdef)]
+
+    def output(self, i):
+        """Visible output ``i`` (flattened over duplicable slots) as a Variable."""
+        return self._outputs[i]
+
+    def attr(self, name):
+        if name in self.attrs:
+            return self.attrs[name]
+        return self.opdef.attrs[name][1]
+
+    def __repr__(self):
+        return f"<StaticGradContext {self.op.type}>"
+
+
+def _flat_output_names(op, opdef):
+    """Names of the visible outputs, flattened like the eager tape's outputs (None for an absent one)."""
+    res = []
+    for slot in opdef.outputs:
+        if slot.intermediate:
+            continue
+        names = op.outputs.get(slot.name, [])
+        if slot.duplicable:
+            res.extend(names)
+        else:
+            res.append(names[0] if names else None)
+    return res
+
+
+def _regroup(opdef, op, douts):
+    """Per-output grads back into the visible-slot structure (lists for duplicable slots)."""
+    res = []
+    k = 0
+    for slot in opdef.outputs:
+        if slot.intermediate:
+            continue
+        if slot.duplicable:
+            n = len(op.outputs.get(slot.name, []))
+            res.append(douts[k:k + n])
+            k += n
+        else:
+            res.append(douts[k])
+            k += 1
+    return res
+
+
+def _as_names(vs, what):
+    out = set()
+    for v in vs or ():
+        if isinstance(v, str):
+            out.add(v)
+        elif isinstance(v, Variable):
+            out.add(v.name)
+        else:
+            raise TypeError(f"{what}: expected Variables or variable names, got {type(v).__name__}")
+    return out
+
+
+class _Backward:
+    """One run of static backward over ``block``'s ops up to the targets."""
+
+    def __init__(self, block, no_grad, callbacks=None):
+        self.block = block
+        self.program = block.program
+        self.no_grad = no_grad
+        self.callbacks = callbacks or []
+        self.pending = {}     # var name -> list of gradient contributions (Variables)
+        self.final = {}       # var name -> its gradient Variable (named <var>@GRAD)
+        self.claimed = set()  # ids of Variables already used as some var's final gradient
+        self.n_ops0 = len(block.ops)
+        self.n_blocks0 = self.program.num_blocks
+        self.names0 = set(block.vars)
+
+    # -- which ops are on a path ------------------------------------------------------------------
+    def _requires(self, name):
+        v = self.block._find_var_recursive(name)
+        return v is not None and not v.stop_gradient and name not in self.no_grad and \
+            np.dtype(v.dtype.np).kind in "fc"
+
+    def plan(self, ops, targets, sources=None):
+        """The ops (in forward order) whose grad rules must run; ``sources`` restricts the leaves."""
+        from ..ops.registry import lookup
+        written = set()
+        for op in ops:
+            written.update(op.output_arg_names)
+        # forward sweep: which vars depend differentiably on a source
+        if sources is None:
+            reach = {n for op in ops for n in op.input_arg_names if n not in written and self._requires(n)}
+        else:
+            reach = {n for n in sources if self._requires(n)}
+        for op in ops:
+            opdef = lookup(op.type)
+            if opdef.grad is None:
+                continue
+            if any(n in reach for s in opdef.inputs if s.name in opdef.differentiable
+                   for n in op.inputs.get(s.name, [])):
+                reach.update(n for n in op.output_arg_names if self._requires(n))
+        self.reach = reach
+        # backward sweep: ops that lead to a target
+        needed = set(targets)
+        on_path = []
+        for op in reversed(ops):
+            opdef = lookup(op.type)
+            if opdef.grad is None or not any(n in needed for n in op.output_arg_names):
+                continue
+            diff_in = [n for s in opdef.inputs if s.name in opdef.differentiable
+                       for n in op.inputs.get(s.name, []) if n in reach]
+            if not diff_in:
+                continue
+            needed.update(diff_in)
+            on_path.append(op)
+        on_path.reverse()
+        self.needed = needed
+        return on_path
+
+    # -- gradient bookkeeping ---------------------------------------------------------------------
+    def add(self, name, g):
+        self.pending.setdefault(name, []).append(g)
+
+    def materialize(self, name):
+        """The total gradient of ``name`` (summing contributions), named ``<name>@GRAD``."""
+        if name in self.final:
+            return self.final[name]
+        parts = self.pending.pop(name, None)
+        if not parts:
+            return None
+        from ..dispatch import run_op
+        g = parts[0] if len(parts) == 1 else run_op("sum", list(parts))
+        var = self.block._var_recursive(name)
+        if g.dtype != var.dtype:
+            g = run_op("cast", g, in_dtype=g.dtype.proto, out_dtype=var.dtype.proto)
+        g = self._name_grad(var, g)
+        self.final[name] = g
+        return g
+
+    def _name_grad(self, var, g):
+        target = var.name + "@GRAD"
+        if target in self.block.vars or self.block._find_var_recursive(target) is not None:
+            target = unique_name.generate(target)
+        fresh = g.block is self.block and g.name not in self.names0 and not g.persistable
+        if fresh and id(g) not in self.claimed:
+            self._rename(g, target)
+        else:
+            # the rule returned an existing variable (a shared dout, a user-given target gradient):
+            # renaming it would rename that variable too, so copy it
+            from ..dispatch import run_op
+            g = run_op("assign", g)
+            self._rename(g, target)
+        self.claimed.add(id(g))
+        return g
+
+    def _rename(self, g, new):
+        """Rename a variable created by this backward run (only backward ops can refer to it)."""
+        old = g.name
+        blk = g.block
+        del blk.vars[old]
+        g.name = new
+        blk.vars[new] = g
+        for op in self.block.ops[self.n_ops0:]:
+            op._rename_input(old, new)
+            op._rename_output(old, new)
+        for b in self.program.blocks[self.n_blocks0:]:
+            for op in b.ops:
+                op._rename_input(old, new)
+                op._rename_output(old, new)
+        self.program._bump()
+
+    def seed(self, target, grad=None):
+        """Start from ``target`` with gradient ``grad`` (ones shaped like target when None)."""
+        from ..dispatch import run_op
+        if grad is None:
+            code = target.dtype.proto
+            if any(d < 0 for d in target.shape):
+                g = run_op("fill_any_like", target, value=1.0, dtype=code)
+            else:
+                g = run_op("fill_constant", dtype=code, shape=list(target.shape), value=1.0, str_value="1.0")
+        else:
+            g = grad
+        self.add(target.name, g)
+
+    # -- running the grad rules -------------------------------------------------------------------
+    def run(self, on_path):
+        from ..ops.registry import lookup
+        for op in reversed(on_path):
+            opdef = lookup(op.type)
+            names = _flat_output_names(op, opdef)
+            douts = [None if n is None else self.materialize(n) for n in names]
+            if all(d is None for d in douts):
+                continue
+            ctx = StaticGradContext(op, opdef)
+            grads = opdef.grad(ctx, *_regroup(opdef, op, douts))
+            if grads is None:
+                continue
+            for slot, g in zip(opdef.inputs, grads):
+                if g is None or slot.name not in opdef.differentiable:
+                    continue
+                names_in = op.inputs.get(slot.name, [])
+                if slot.duplicable:
+                    pairs = [(n, gg) for n, gg in zip(names_in, g)]
+                else:
+                    pairs = [(names_in[0], g)] if names_in else []
+                for n, gg in pairs:
+                    if gg is None or n not in self.reach or n not in self.needed:
+                        continue
+                    if not isinstance(gg, Variable):
+                        from .builder import as_variable
+                        gg = as_variable(self.block, gg if not hasattr(gg, "_data") else gg._data)
+                    self.add(n, gg)
+            for cb in self.callbacks:
+                cb(self.block, {"__current_op_desc__": op})
+
+
+def _run(targets, target_grads, no_grad_set, sources, callbacks=None):
+    """Build the backward of ``targets``; returns the _Backward with its ``final`` grads."""
+    block = targets[0].block
+    program = block.program
+    for t in targets:
+        if not isinstance(t, Variable):
+            raise TypeError(f"static backward: targets must be static Variables, got {type(t).__name__}")
+        if t.block is not block:
+            raise ValueError("static backward: all targets must be in the same block")
+    no_grad = _as_names(no_grad_set, "no_grad_set")
+    # the forward part: ops up to the last one writing a target
+    target_names = {t.name for t in targets}
+    last = -1
+    for i, op in enumerate(block.ops):
+        if any(n in target_names for n in op.output_arg_names):
+            last = i
+    ops = list(block.ops[:last + 1])
+    bw = _Backward(block, no_grad, callbacks)
+    prev_static, prev_idx = state.static, program.current_block_idx
+    state.static = True   # grad rules build ops (elementwise rules then use their fast grad ops)
+    program.current_block_idx = block.idx
+    try:
+        with program_guard(program), op_role_guard(program, ROLE_BACKWARD):
+            on_path = bw.plan(ops, target_names, sources)
+            for i, t in enumerate(targets):
+                g = target_grads[i] if target_grads is not None and i < len(target_grads) else None
+                if g is not None and not isinstance(g, Variable):
+                    raise TypeError(f"static backward: target_gradients[{i}] must be a Variable or None, "
+                                    f"got {type(g).__name__}")
+                if g is not None and list(g.shape) != list(t.shape):
+                    raise ValueError(f"static backward: target_gradients[{i}] has shape {g.shape} but target "
+                                     f"'{t.name}' has shape {t.shape}")
+                bw.seed(t, g)
+            # the targets' own gradients are named first (loss@GRAD)
+            for t in targets:
+                bw.materialize(t.name)
+            bw.run(on_path)
+            for name in list(bw.pending):
+                if name in bw.needed:
+                    bw.materialize(name)
+    finally:
+        state.static = prev_static
+        program.current_block_idx = prev_idx
+    return bw
+
+
+def append_backward(loss, parameter_list=None, no_grad_set=None, callbacks=None, checkpoints=None):
+    """``paddle.static.append_backward``: append the backward of ``loss`` to its block.
+
+    Returns ``[(param, grad_var), ...]`` for the trainable parameters (or ``parameter_list``)
+    that ``loss`` depends on. ``checkpoints`` (recompute) is accepted and ignored.
+    """
+    if not isinstance(loss, Variable):
+        raise TypeError(f"append_backward: loss must be a static Variable, got {type(loss).__name__}")
+    program = loss.block.program
+    gb = program.global_block()
+    if parameter_list is not None:
+        params = []
+        for p in parameter_list:
+            if isinstance(p, str):
+                v = gb._find_var_recursive(p)
+                if v is None:
+                    raise ValueError(f"append_backward: parameter_list names '{p}', which is not a variable "
+                                     "of the program")
+                params.append(v)
+            elif isinstance(p, Variable):
+                params.append(p)
+            else:
+                raise TypeError(f"append_backward: parameter_list entries must be Variables or names, got "
+                                f"{type(p).__name__}")
+    else:
+        params = [p for p in program.all_parameters() if p.trainable]
+    if callbacks is not None and not isinstance(callbacks, (list, tuple)):
+        callbacks = [callbacks]
+    no_grad = _as_names(no_grad_set, "append_backward: no_grad_set")
+    bw = _run([loss], None, no_grad, None, callbacks)
+    return [(p, bw.final[p.name]) for p in params if p.name in bw.final]
+
+
+def gradients(targets, inputs, target_gradients=None, no_grad_set=None):
+    """``paddle.static.gradients``: gradient Variables of sum(targets) w.r.t. ``inputs`` (None if unused)."""
+    single = isinstance(inputs, Variable)
+    targets = [targets] if isinstance(targets, Variable) else list(targets)
+    inputs = [inputs] if single else list(inputs)
+    if isinstance(target_gradients, Variable):
+        target_gradients = [target_gradients]
+    if target_gradients is not None and len(target_gradients) != len(targets):
+        raise ValueError(f"gradients: target_gradients has {len(target_gradients)} entries but there are "
+                         f"{len(targets)} targets")
+    for i, x in enumerate(inputs):
+        if not isinstance(x, Variable):
+            raise TypeError(f"gradients: inputs[{i}] must be a static Variable, got {type(x).__name__}")
+    no_grad = _as_names(no_grad_set, "gradients: no_grad_set")
+    bw = _run(targets, target_gradients, no_grad, {x.name for x in inputs})
+    return [bw.final.get(x.name) for x in inputs]
