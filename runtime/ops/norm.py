@@ -133,7 +133,9 @@ _BN_ATTRS = {
 register("batch_norm", ["X", "Scale?", "Bias?", "Mean", "Variance", "MomentumTensor?"],
          ["Y", "MeanOut", "VarianceOut", "SavedMean(intermediate)", "SavedVariance(intermediate)",
           "ReserveSpace?(extra)"],
-         _BN_ATTRS, kernel=_batch_norm, infer_meta=_batch_norm_meta, differentiable=("X", "Scale", "Bias"))
+         _BN_ATTRS, kernel=_batch_norm, infer_meta=_batch_norm_meta, differentiable=("X", "Scale", "Bias"),
+         # static programs update the running statistics in place, as Paddle's do
+         inplace={"MeanOut": "Mean", "VarianceOut": "Variance"})
 grad_op("batch_norm", ["X", "Scale?", "Bias?", "Mean", "Variance", "MomentumTensor?",
                        "Y@GRAD?", "MeanOut@GRAD?", "VarianceOut@GRAD?"],
         ["X@GRAD", "Scale@GRAD?", "Bias@GRAD?"], _batch_norm_grad)

@@ -99,13 +99,13 @@ class Optimizer:
         if not isinstance(group, dict) or "params" not in group:
             raise TypeError(f"{cls}: a parameter group must be a dict with a 'params' entry, got {group!r}")
         params = group["params"]
-        if isinstance(params, Tensor):
+        if isinstance(params, Tensor) or _is_static_var(params):
             params = [params]
         elif isinstance(params, set):
             raise TypeError(f"{cls}: the 'params' of a group must be an ordered list, not a set")
         params = list(params)
         for p in params:
-            if not isinstance(p, Tensor):
+            if not isinstance(p, Tensor) and not _is_static_var(p):
                 raise TypeError(f"{cls}: parameters must be Tensors, got {type(p).__name__}")
         seen = {id(p) for p in self._parameter_list}
         if any(id(p) in seen for p in params):
@@ -151,6 +151,8 @@ class Optimizer:
 
     def _param_lr(self, param):
         """The learning rate for ``param``: global rate times its optimize_attr multiplier, as a [1] array."""
+        if _is_static_var(param):
+            return self._static_param_lr(param)
         lr = self.get_lr()
         mult = getattr(param, "optimize_attr", {}).get("learning_rate", 1.0)
         if mult != 1.0:
@@ -165,6 +167,12 @@ class Optimizer:
             return store[param.name]
         prefix = f"{param.name}_{name}"
         var_name = _unique_name(prefix)
+        if state.static:
+            shape = list(param._data.shape) if shape is None else list(shape)
+            dtype = np.dtype(param._data.dtype if dtype is None else dtype)
+            acc = self._static_persistable(var_name, shape, dtype, fill_value)
+            store[param.name] = acc
+            return acc
         shape = tuple(param._data.shape) if shape is None else tuple(shape)
         dtype = np.dtype(param._data.dtype if dtype is None else dtype)
         loaded = None
@@ -234,6 +242,8 @@ class Optimizer:
 
     def _write(self, target, value):
         """Store an op result into a parameter or accumulator tensor."""
+        if state.static:
+            return   # static update ops write their inputs in place (see _make_inplace)
         if value is not None:
             target._data = value._data if isinstance(value, Tensor) else value
 
@@ -248,13 +258,18 @@ class Optimizer:
 
     def backward(self, loss, startup_program=None, parameters=None, no_grad_set=None, callbacks=None):
         """The (param, grad) pairs ready to apply (dynamic mode: grads from an earlier ``loss.backward()``)."""
+        if state.static:
+            return self._static_backward(loss, parameters, no_grad_set, callbacks)
         params = self._parameter_list if parameters is None else list(parameters)
         skip = _name_set(no_grad_set)
         return [(p, g) for p, g in self._params_grads(params) if p.name not in skip]
 
     @no_grad()
     def apply_gradients(self, params_grads):
-        """Apply given (param, grad) pairs, grouped as the optimizer's parameter groups."""
+        """Apply given (param, grad) pairs, grouped as the optimizer's parameter groups (static mode:
+        append the update ops and return them)."""
+        if state.static:
+            return self._static_apply(params_grads)
         by_id = {id(p): (p, g) for p, g in params_grads}
         for group in self._param_groups:
             self._apply_group(group, [by_id[id(p)] for p in group["params"] if id(p) in by_id])
@@ -264,8 +279,8 @@ class Optimizer:
         """Apply the gradients of ``loss`` already computed by ``loss.backward()``, like Paddle's dynamic
         mode (which does not run backward itself). Returns ``(optimize_ops, params_grads)``."""
         if state.static:
-            raise NotImplementedError(f"{type(self).__name__}.minimize in static graph mode is not "
-                                      "implemented yet")
+            params_grads = self._static_backward(loss, parameters, no_grad_set)
+            return self._static_apply(params_grads, loss.block.program, startup_program), params_grads
         params_grads = self.backward(loss, startup_program, parameters, no_grad_set)
         self.apply_gradients(params_grads)
         return [], params_grads
@@ -322,6 +337,207 @@ class Optimizer:
 
     def _group_value(self, group, key):
         return group[key] if key in group else self._default_dict[key]
+
+    # -- static graph mode --------------------------------------------------------------------
+    # minimize(loss) appends the backward (static.append_backward), then clip/regularisation ops and
+    # the update ops (role ROLE_OPTIMIZE) to the loss's program. Accumulators and the learning rate
+    # are persistable variables initialised by the startup program; update ops write their inputs
+    # in place (ParamOut is the Param variable), so the main program can run once per batch.
+
+    def _static_backward(self, loss, parameters=None, no_grad_set=None, callbacks=None):
+        from ..static.backward import append_backward
+        if parameters is None and self._parameter_list:
+            parameters = self._parameter_list
+        if parameters is not None:
+            parameters = [p if isinstance(p, str) else p.name for p in parameters]
+        return append_backward(loss, parameter_list=parameters, no_grad_set=no_grad_set, callbacks=callbacks)
+
+    def _static_apply(self, params_grads, program=None, startup_program=None):
+        from ..static.program import (default_main_program, default_startup_program, program_guard,
+                                      op_role_guard, ROLE_OPTIMIZE)
+        params_grads = [(p, g) for p, g in params_grads if g is not None]
+        if program is None:
+            program = params_grads[0][1].block.program if params_grads else default_main_program()
+        startup = default_startup_program() if startup_program is None else startup_program
+        block = program.global_block()
+        n_before = len(block.ops)
+        saved_idx = program.current_block_idx
+        program.current_block_idx = 0
+        try:
+            with program_guard(program, startup), op_role_guard(program, ROLE_OPTIMIZE):
+                self._static_program = (program, startup)
+                for group, pgs in self._static_groups(params_grads):
+                    self._static_apply_group(group, pgs, block)
+        finally:
+            program.current_block_idx = saved_idx
+            self._static_program = None
+        return block.ops[n_before:]
+
+    def _static_groups(self, params_grads):
+        if not self._param_groups:
+            group = dict(self._default_dict)
+            group["weight_decay"] = self._weight_decay if self._decoupled_weight_decay else self.regularization
+            return [(group, params_grads)]
+        by_name = {p.name: (p, g) for p, g in params_grads}
+        out, claimed = [], set()
+        for group in self._param_groups:
+            pgs = [by_name[p.name] for p in group["params"] if p.name in by_name]
+            claimed.update(p.name for p, _ in pgs)
+            out.append((group, pgs))
+        rest = [(p, g) for p, g in params_grads if p.name not in claimed]
+        if rest:   # parameters minimize() found that no group lists: the optimizer's defaults
+            group = dict(self._default_dict)
+            group["weight_decay"] = self._weight_decay if self._decoupled_weight_decay else self.regularization
+            out.append((group, rest))
+        return out
+
+    def _static_apply_group(self, group, params_grads, block):
+        if not params_grads:
+            return
+        if self._grad_clip is not None:
+            params_grads = _static_clip(self._grad_clip, params_grads)
+        self._create_accumulators([_StaticParamView(p) for p, _ in params_grads], group)
+        for p, g in params_grads:
+            reg = self._regularizer_for(p, group)
+            if reg is not None and not (self._l2_in_op and isinstance(reg, L2Decay)):
+                g = _static_regularize(reg, p, g)
+            start = len(block.ops)
+            self._append_optimize_op(group, p, g)
+            _make_inplace(block, start)
+
+    def _static_persistable(self, name, shape, dtype, value):
+        """A persistable variable of the main program, filled with ``value`` by the startup program."""
+        from ..dispatch import run_op
+        from ..dtype import from_numpy_dtype
+        from ..static.program import program_guard
+        program, startup = self._static_program
+        d = from_numpy_dtype(np.dtype(dtype))
+        v = program.global_block().create_var(name=name, shape=list(shape), dtype=d, persistable=True)
+        sgb = startup.global_block()
+        if name not in sgb.vars:
+            sgb.create_var(name=name, shape=list(shape), dtype=d, persistable=True)
+            with program_guard(startup, startup):
+                out = run_op("fill_constant", shape=list(shape), dtype=d.proto, value=float(value),
+                             str_value=str(int(value)) if d.np.kind in "biu" else str(float(value)))
+            sgb.ops[-1]._rename_output(out.name, name)
+            sgb.vars.pop(out.name, None)
+        return v
+
+    def _static_lr_var(self, dtype):
+        """The program's learning-rate variable (``learning_rate_N``, shape [1]) for ``dtype``."""
+        program, _ = self._static_program
+        cache = self.__dict__.setdefault("_static_lr_vars", {})
+        key = (program.id, np.dtype(dtype).str)
+        v = cache.get(key)
+        if v is None:
+            v = self._static_persistable(_unique_name("learning_rate"), [1], dtype, self.get_lr())
+            cache[key] = v
+            if isinstance(self._learning_rate, LRScheduler):
+                # Paddle's executor writes the scheduler's value into this variable before each run
+                program.lr_scheduler = self._learning_rate
+                self._learning_rate._var_name = v.name
+        return v
+
+    def _static_param_lr(self, param):
+        from ..dispatch import run_op
+        dt = np.float64 if param.dtype.np == np.float64 else np.float32
+        lr = self._static_lr_var(dt)
+        mult = getattr(param, "optimize_attr", {}).get("learning_rate", 1.0)
+        if mult != 1.0:
+            lr = run_op("scale", lr, None, None, scale=float(mult))
+        return lr
+
+
+class _StaticParamView:
+    """What ``_create_accumulators`` reads of a parameter (``name``, ``_data.shape``/``.dtype``), for a
+    static Parameter: ``_data`` is a zero-strided placeholder with the right shape and dtype."""
+
+    def __init__(self, var):
+        self.name = var.name
+        self.shape = var.shape
+        self.dtype = var.dtype
+        self._data = np.broadcast_to(np.zeros((), dtype=var.dtype.np), tuple(var.shape))
+        self.optimize_attr = getattr(var, "optimize_attr", {"learning_rate": 1.0})
+        self.regularizer = getattr(var, "regularizer", None)
+        self.need_clip = getattr(var, "need_clip", True)
+
+
+def _is_static_var(x):
+    if isinstance(x, (Tensor, dict, list, tuple)):
+        return False
+    from ..static.program import Variable
+    return isinstance(x, Variable)
+
+
+def _make_inplace(block, start):
+    """Make the update ops appended since ``start`` write their state inputs: an output slot
+    ``<X>Out`` takes the variable of input slot ``<X>`` (ParamOut -> Param, Moment1Out -> Moment1)."""
+    for op in block.ops[start:]:
+        for slot, names in op.outputs.items():
+            if not slot.endswith("Out") or not names:
+                continue
+            src = op.inputs.get(slot[:-3])
+            if not src or src[0] == names[0]:
+                continue
+            block.vars.pop(names[0], None)
+            op.outputs[slot] = [src[0]]
+    block.program._bump()
+
+
+def _static_regularize(reg, param, grad):
+    """``grad`` plus the regulariser's term, as ops (Paddle: scale/sign then sum)."""
+    from ..dispatch import run_op
+    from ..ops.registry import _OPS
+    if isinstance(reg, L2Decay):
+        decay = run_op("scale", param, None, None, scale=float(reg.coeff))
+    elif "sign" in _OPS:
+        decay = run_op("scale", run_op("sign", param), None, None, scale=float(reg.coeff))
+    else:
+        raise NotImplementedError(f"{type(reg).__name__} in static mode needs the sign op")
+    return run_op("sum", [grad, decay])
+
+
+def _static_clip(clip, params_grads):
+    """Gradient clipping as ops (same formulas as the dynamic-mode clip classes)."""
+    from ..dispatch import run_op
+    from ..nn.clip import ClipGradByValue, ClipGradByNorm, ClipGradByGlobalNorm
+
+    def needs(p, g):
+        return g is not None and getattr(p, "need_clip", True)
+    if isinstance(clip, ClipGradByValue):
+        return [(p, run_op("clip", g, None, None, min=float(clip.min), max=float(clip.max)) if needs(p, g) else g)
+                for p, g in params_grads]
+    if isinstance(clip, ClipGradByNorm):
+        return [(p, run_op("clip_by_norm", g, max_norm=float(clip.clip_norm)) if needs(p, g) else g)
+                for p, g in params_grads]
+    if isinstance(clip, ClipGradByGlobalNorm):
+        from ..dtype import convert_dtype
+        grads = [g for p, g in params_grads if needs(p, g)]
+        if not grads:
+            return params_grads
+        acc = np.float64 if all(g.dtype.np == np.float64 for g in grads) else np.float32
+        total = None
+        for g in grads:
+            sq = run_op("squared_l2_norm", g)
+            if sq.dtype.np != acc:
+                sq = run_op("cast", sq, in_dtype=sq.dtype.proto, out_dtype=convert_dtype(acc).proto)
+            total = sq if total is None else run_op("elementwise_add", total, sq)
+        norm = run_op("elementwise_pow", total, np.asarray(0.5, dtype=acc))
+        max_norm = np.asarray([clip.clip_norm], dtype=acc)
+        scale = run_op("elementwise_div", max_norm, run_op("elementwise_max", norm, max_norm))
+        out = []
+        for p, g in params_grads:
+            if not needs(p, g):
+                out.append((p, g))
+                continue
+            s = scale if g.dtype.np == acc else run_op("cast", scale, in_dtype=scale.dtype.proto,
+                                                       out_dtype=g.dtype.proto)
+            new = run_op("elementwise_mul", g, s)
+            if new.shape != g.shape:
+                new = run_op("reshape2", new, None, None, shape=list(g.shape))
+            out.append((p, new))
+        return out
+    raise TypeError(f"grad_clip {type(clip).__name__} is not supported in static mode")
 
 
 def _name_set(no_grad_set):

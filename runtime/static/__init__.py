@@ -10,5 +10,8 @@ from .executor import Executor  # noqa: F401
 from .builder import install as _install
 from .api import data, create_parameter, create_global_var, cpu_places, device_guard, name_scope  # noqa: F401
 from ..device import CPUPlace  # noqa: F401
+from .backward import append_backward, gradients  # noqa: F401
+from .fc import accuracy  # noqa: F401
+from . import layers_bridge as _layers_bridge  # noqa: F401  (nn layers create static parameters)
 
 _install()

@@ -49,8 +49,10 @@ def make_static_parameter(name, shape, dtype, initializer, trainable=True, learn
                                              regularizer=regularizer, need_clip=need_clip)
     sp = startup.global_block().vars.get(name)
     if sp is None:
+        from .program import program_guard
         sp = startup.global_block().create_parameter(name, shape, convert_dtype(dtype), trainable=trainable)
-        initializer(sp, startup.global_block())
+        with program_guard(startup, startup):   # initializer ops belong to the startup program
+            initializer(sp, startup.global_block())
     return p
 
 

@@ -191,13 +191,36 @@ class _Backward:
         del blk.vars[old]
         g.name = new
         blk.vars[new] = g
-        for op in self.block.ops[self.n_ops0:]:
+        # only ops after the variable's producer can mention it: walk back to the producer
+        ops = self.block.ops
+        for i in range(len(ops) - 1, self.n_ops0 - 1, -1):
+            op = ops[i]
             op._rename_input(old, new)
             op._rename_output(old, new)
+            if new in op.output_arg_names:
+                break
         for b in self.program.blocks[self.n_blocks0:]:
             for op in b.ops:
                 op._rename_input(old, new)
                 op._rename_output(old, new)
+        self.program._bump()
+
+    def prune(self):
+        """Drop grad-op outputs nobody reads (gradients of stop_gradient inputs), as Paddle leaves
+        such ``X@GRAD`` slots empty; the kernels then skip storing them."""
+        ops = self.block.ops[self.n_ops0:]
+        read = {n for b in self.program.blocks for op in b.ops for n in op.input_arg_names}
+        keep = read | {g.name for g in self.final.values()}
+        for op in ops:
+            for slot, names in op.outputs.items():
+                if not slot.endswith("@GRAD"):
+                    continue
+                dead = [n for n in names if n not in keep and n not in self.names0 and n in self.block.vars]
+                if dead and len(dead) == len(names) and any(
+                        n in keep for s, ns in op.outputs.items() if s != slot for n in ns):
+                    op.outputs[slot] = []
+                    for n in dead:
+                        del self.block.vars[n]
         self.program._bump()
 
     def seed(self, target, grad=None):
@@ -285,6 +308,7 @@ def _run(targets, target_grads, no_grad_set, sources, callbacks=None):
             for name in list(bw.pending):
                 if name in bw.needed:
                     bw.materialize(name)
+            bw.prune()
     finally:
         state.static = prev_static
         program.current_block_idx = prev_idx
@@ -305,11 +329,11 @@ def append_backward(loss, parameter_list=None, no_grad_set=None, callbacks=None,
         params = []
         for p in parameter_list:
             if isinstance(p, str):
+                # a name the program never uses (an eager parameter the loss does not read, so it was
+                # never bound into the program) simply has no gradient
                 v = gb._find_var_recursive(p)
-                if v is None:
-                    raise ValueError(f"append_backward: parameter_list names '{p}', which is not a variable "
-                                     "of the program")
-                params.append(v)
+                if v is not None:
+                    params.append(v)
             elif isinstance(p, Variable):
                 params.append(p)
             else:

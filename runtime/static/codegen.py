@@ -134,8 +134,8 @@ def compile_program(program, feed_names=(), fetch_names=(), prune=True):
     for n in fetch_names:
         if not need(n, None):
             if n not in block.vars:
-                raise CompileError(f"fetch: variable '{n}' is not in the program")
-            raise CompileError(f"fetch: variable '{n}' was not computed by this run of the program: it is not "
+                raise ValueError(f"fetch: variable '{n}' is not in the program")
+            raise ValueError(f"fetch: variable '{n}' was not computed by this run of the program: it is not "
                                f"fed, not persistable and no op that runs writes it")
     for n in feed_names:
         if persistable(n) and n not in used_feeds:
@@ -172,9 +172,12 @@ def compile_program(program, feed_names=(), fetch_names=(), prune=True):
         emit(f"{names.var(n)} = feed[{n!r}]")
     v = names.var
     avail = set(loads) | set(used_feeds)
+    last_loc = None
     for i, (op, opdef, reads, writes, interp) in enumerate(info):
-        loc = op.user_location()
-        emit(f"# {op.type}" + (f"  ({loc})" if loc else ""))
+        loc = _location(op)
+        if loc and loc != last_loc:
+            emit(f"# {loc}")
+        last_loc = loc
         site = ("op", op)
         if interp:
             k = names.fresh(f"{op.type}_interpret")
@@ -225,6 +228,17 @@ def compile_program(program, feed_names=(), fetch_names=(), prune=True):
     code = compile(source, filename, "exec")
     exec(code, glob)
     return CompiledProgram(glob[fname], source, filename, line_ops, ops, tuple(used_feeds), fetch_names)
+
+
+def _location(op):
+    """``file:line  source`` of the user code that built ``op`` ('' when unknown)."""
+    if not op.callstack:
+        return ""
+    m = re.match(r'\s*File "(.*)", line (\d+)', op.callstack[0])
+    if not m:
+        return op.user_location()
+    src = op.callstack[0].split("\n", 1)[1].strip() if "\n" in op.callstack[0] else ""
+    return f"{m.group(1)}:{m.group(2)}  {src}".rstrip()
 
 
 def _unique(names):

@@ -82,6 +82,8 @@ def accuracy(input, label, k=1, correct=None, total=None):
         if isinstance(dst, Variable):
             if dst.dtype != src.dtype:
                 raise TypeError(f"accuracy: correct/total must be {src.dtype.name} Variables, got {dst.dtype.name}")
+            if dst.shape != src.shape:
+                dst._set_meta(src.shape, dst.dtype)
             op._rename_output(src.name, dst.name)
             src.block.vars.pop(src.name, None)
     return acc

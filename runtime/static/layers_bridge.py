@@ -6,7 +6,6 @@ global block, their initializer ops to the startup program (which runs once; mai
 """
 from __future__ import annotations
 
-from ..ops.registry import lookup
 from .program import Parameter, Variable, default_main_program, default_startup_program, program_guard
 
 __all__ = ["create_static_parameter", "write_initializer_output", "install"]
@@ -86,24 +85,11 @@ def _producing_ops(block, name):
     return chain[::-1]
 
 
-def _ensure_batch_norm_inplace():
-    # batch_norm's running statistics are updated in place (MeanOut is the Mean variable); the op
-    # registry should declare it, this covers a registry that does not yet
-    for typ in ("batch_norm", "sync_batch_norm"):
-        try:
-            opdef = lookup(typ)
-        except Exception:
-            continue
-        if not opdef.inplace:
-            opdef.inplace = {"MeanOut": "Mean", "VarianceOut": "Variance"}
-
-
 def install():
     from ..nn.param_attr import set_static_parameter_creator
     from ..nn.initializer.initializer import set_static_writer
     set_static_parameter_creator(create_static_parameter)
     set_static_writer(write_initializer_output)
-    _ensure_batch_norm_inplace()
 
 
 install()

@@ -139,6 +139,8 @@ class Variable(TensorMethods):
 class Parameter(Variable):
     """A persistable, trainable Variable in the global block (its value lives in the Scope)."""
 
+    is_static_parameter = True   # lets nn.Layer register it like an eager Parameter
+
     def __init__(self, block, name, shape, dtype, trainable=True, initializer=None, optimize_attr=None,
                  regularizer=None, need_clip=True, do_model_average=False):
         super().__init__(block, name, shape, dtype, persistable=True, stop_gradient=not trainable)

@@ -21,6 +21,11 @@ from ... import unique_name
 from ...tensor import Tensor, Parameter, TensorMethods
 from ..param_attr import _make_parameter
 
+
+def _is_parameter(value):
+    """Eager Parameters, and the static-mode Parameters layers create inside a Program."""
+    return isinstance(value, Parameter) or getattr(type(value), "is_static_parameter", False)
+
 __all__ = ["Layer"]
 
 
@@ -327,7 +332,7 @@ class Layer:
             raise KeyError("The name of parameter can not be empty.")
         if name not in self._parameters and _has_attr(self, name):
             raise KeyError(f"The parameter '{name}' already exists.")
-        if parameter is not None and not isinstance(parameter, Parameter):
+        if parameter is not None and not _is_parameter(parameter):
             raise TypeError(f"The parameter to be added should be a Parameter, but received "
                             f"{type(parameter).__name__}.")
         if parameter is not None and self._loaddict_holder:
@@ -611,7 +616,7 @@ class Layer:
     def __setattr__(self, name, value):
         d = self.__dict__
         params = d.get("_parameters")
-        if isinstance(value, Parameter):
+        if _is_parameter(value):
             if params is None:
                 raise ValueError("super().__init__() should be called first")
             _remove_from(self, name, d.get("_buffers"), d.get("_sub_layers"))

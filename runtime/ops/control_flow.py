@@ -1,0 +1,396 @@
+"""Control-flow ops (conditional_block, while, select_input), tensor-array ops, print, assert, py_func.
+
+Ops that run sub-blocks or need variable names (conditional_block, while, select_input,
+write_to_array, print, assert, py_func) are executed in Programs by ``interpret(op, env,
+run_block)``; their kernels give the eager/one-op meaning (a block-less conditional_block
+or a while whose condition is false does nothing). Tensor arrays are Python lists of
+arrays at run time.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .registry import Meta, register
+
+__all__ = []
+
+
+def _scalar_true(arr, what):
+    a = np.asarray(arr)
+    if a.size != 1:
+        raise ValueError(f"{what}: the condition must hold exactly one element, got shape {list(a.shape)}")
+    return bool(a.reshape(-1)[0])
+
+
+def _sub_block(op):
+    return op.block.program.blocks[op.attrs["sub_block"]]
+
+
+# -- conditional_block ---------------------------------------------------------------------------------
+
+def _conditional_block(Cond, Input, sub_block=None, is_scalar_condition=False, **_):
+    # without a Program there is no sub-block to run: the op produces nothing
+    return [], None
+
+
+def _conditional_block_meta(cond, inputs, **_):
+    return [], Meta((0,), np.dtype("float32"))
+
+
+def _conditional_block_run(op, env, run_block):
+    conds = [env[n] for n in op.inputs.get("Cond", [])]
+    if op.attrs.get("is_scalar_condition", False):
+        go = all(_scalar_true(c, "conditional_block") for c in conds)
+    else:
+        go = all(np.asarray(c).size > 0 for c in conds)
+    if go:
+        run_block(_sub_block(op), env)
+
+
+register("conditional_block", ["Cond[]", "Input[]"], ["Out[]", "Scope"],
+         {"sub_block": ("BLOCK", None), "is_scalar_condition": ("BOOLEAN", False)},
+         kernel=_conditional_block, infer_meta=_conditional_block_meta, interpret=_conditional_block_run,
+         differentiable=())
+
+
+# -- select_input ------------------------------------------------------------------------------------
+
+def _select_input(X, Mask, **_):
+    k = int(np.asarray(Mask).reshape(-1)[0])
+    if not 0 <= k < len(X):
+        raise IndexError(f"select_input: Mask is {k} but there are {len(X)} inputs")
+    return X[k]
+
+
+def merge_meta(metas):
+    """The meta of a value that is one of ``metas``: dims that differ become -1."""
+    first = metas[0]
+    shape = list(first.shape)
+    for m in metas[1:]:
+        if len(m.shape) != len(shape):
+            raise ValueError(f"select_input: inputs have different ranks ({list(first.shape)} vs {list(m.shape)})")
+        shape = [a if a == b else -1 for a, b in zip(shape, m.shape)]
+    return Meta(tuple(shape), first.dtype)
+
+
+def _select_input_meta(xs, mask, **_):
+    return merge_meta(xs)
+
+
+def _select_input_run(op, env, run_block):
+    k = int(np.asarray(env[op.inputs["Mask"][0]]).reshape(-1)[0])
+    names = op.inputs["X"]
+    if not 0 <= k < len(names):
+        raise IndexError(f"select_input: Mask is {k} but there are {len(names)} inputs")
+    env[op.outputs["Out"][0]] = env[names[k]]   # only the selected branch has run
+
+
+register("select_input", ["X[]", "Mask"], ["Out"], kernel=_select_input, infer_meta=_select_input_meta,
+         interpret=_select_input_run, differentiable=())
+
+
+# -- while ---------------------------------------------------------------------------------------------
+
+def _while(X, Condition, sub_block=None, is_test=False, **_):
+    if any(_scalar_true(c, "while") for c in Condition):
+        raise RuntimeError("while: the loop body is a sub-block, which only exists inside a Program")
+    return [], None
+
+
+def _while_meta(xs, conds, **_):
+    return [], Meta((0,), np.dtype("float32"))
+
+
+def _while_run(op, env, run_block):
+    cond = op.inputs["Condition"][0]
+    body = _sub_block(op)
+    while _scalar_true(env[cond], "while"):
+        run_block(body, env)
+
+
+register("while", ["X[]", "Condition[]"], ["Out[]", "StepScopes"],
+         {"sub_block": ("BLOCK", None), "is_test": ("BOOLEAN", False)},
+         kernel=_while, infer_meta=_while_meta, interpret=_while_run, differentiable=())
+
+
+# -- increment -----------------------------------------------------------------------------------------
+
+def _increment(X, step=1.0, **_):
+    return (X + np.asarray(step).astype(X.dtype)).astype(X.dtype, copy=False)
+
+
+register("increment", ["X"], ["Out"], {"step": ("FLOAT", 1.0)}, kernel=_increment,
+         infer_meta=lambda x, **_: x, differentiable=())
+
+
+# -- tensor arrays (Python lists at run time) -------------------------------------------------------------
+
+def _index(i, what):
+    a = np.asarray(i)
+    if a.size != 1 or a.dtype.kind not in "iu":
+        raise TypeError(f"{what}: the index I must be an integer tensor with one element, got "
+                        f"{a.dtype}{list(a.shape)}")
+    k = int(a.reshape(-1)[0])
+    if k < 0:
+        raise IndexError(f"{what}: index {k} is negative")
+    return k
+
+
+def write_list(array, x, i):
+    """A copy of ``array`` with ``x`` at position ``i`` (grown with None gaps as Paddle grows arrays)."""
+    k = _index(i, "write_to_array")
+    out = list(array or [])
+    if k >= len(out):
+        out.extend([None] * (k + 1 - len(out)))
+    out[k] = x
+    return out
+
+
+def _write_to_array(X, I, **_):
+    return write_list([], X, I)
+
+
+def _array_meta(x, i, **_):
+    # the eager result is a one-op list (seen by run_op as a stacked array); Programs use the
+    # LOD_TENSOR_ARRAY variable created by create_array, whose meta describes the elements
+    return Meta((-1,) + tuple(x.shape), x.dtype)
+
+
+def _write_to_array_run(op, env, run_block):
+    name = op.outputs["Out"][0]
+    env[name] = write_list(env.get(name), env[op.inputs["X"][0]], env[op.inputs["I"][0]])
+
+
+register("write_to_array", ["X", "I"], ["Out"], kernel=_write_to_array, infer_meta=_array_meta,
+         interpret=_write_to_array_run, differentiable=())
+
+
+def _read_from_array(X, I, X_W=None, **_):
+    k = _index(I, "read_from_array")
+    if k >= len(X) or X[k] is None:
+        raise IndexError(f"read_from_array: index {k} was never written (the array has {len(X)} slots)")
+    return X[k]
+
+
+def _element_meta(x):
+    return x[0] if isinstance(x, list) else x
+
+
+register("read_from_array", ["X", "I", "X_W?"], ["Out"], kernel=_read_from_array,
+         infer_meta=lambda x, i, xw=None, **_: _element_meta(x), differentiable=())
+
+
+register("lod_array_length", ["X"], ["Out"], kernel=lambda X, **_: np.array([len(X)], dtype=np.int64),
+         infer_meta=lambda x, **_: Meta((1,), np.dtype("int64")), differentiable=())
+
+
+def _tensor_array_to_tensor(X, axis=0, use_stack=False, **_):
+    if not X:
+        raise ValueError("tensor_array_to_tensor: the array is empty")
+    if use_stack:
+        out = np.stack(X, axis=axis)
+        index = np.ones(len(X), dtype=np.int32)
+    else:
+        out = np.concatenate(X, axis=axis)
+        index = np.array([x.shape[axis] for x in X], dtype=np.int32)
+    return out, index
+
+
+def _tensor_array_to_tensor_meta(x, axis=0, use_stack=False, **_):
+    e = _element_meta(x)
+    shape = list(e.shape)
+    if use_stack:
+        ax = axis if axis >= 0 else axis + len(shape) + 1
+        shape.insert(ax, -1)
+    else:
+        shape[axis] = -1
+    return Meta(tuple(shape), e.dtype), Meta((-1,), np.dtype("int32"))
+
+
+register("tensor_array_to_tensor", ["X"], ["Out", "OutIndex"], {"axis": ("INT", 0), "use_stack": ("BOOLEAN", False)},
+         kernel=_tensor_array_to_tensor, infer_meta=_tensor_array_to_tensor_meta, differentiable=())
+
+
+# -- print ---------------------------------------------------------------------------------------------
+
+_print_counts = {}
+
+
+def format_print(arr, name, message, summarize, print_tensor_name, print_tensor_type, print_tensor_shape,
+                 print_tensor_layout, print_tensor_lod):
+    arr = np.asarray(arr)
+    lines = []
+    if message:
+        lines.append(message)
+    if print_tensor_name:
+        lines.append(f"Variable: {name}")
+    if print_tensor_lod:
+        lines.append("  - lod: {}")
+    lines.append("  - place: Place(cpu)")
+    if print_tensor_shape:
+        lines.append(f"  - shape: {list(arr.shape)}")
+    if print_tensor_layout:
+        lines.append("  - layout: NCHW")
+    if print_tensor_type:
+        lines.append(f"  - dtype: {arr.dtype.name}")
+    flat = arr.reshape(-1)
+    if summarize is not None and summarize >= 0:
+        flat = flat[:summarize]
+    lines.append("  - data: [" + " ".join(str(v) for v in flat.tolist()) + "]")
+    return "\n".join(lines)
+
+
+def _print(In, first_n=-1, message="", summarize=20, print_tensor_name=True, print_tensor_type=True,
+           print_tensor_shape=True, print_tensor_layout=True, print_tensor_lod=True, print_phase="BOTH",
+           is_forward=True, _name="Tensor", **_):
+    if print_phase.upper() in ("BOTH", "FORWARD" if is_forward else "BACKWARD"):
+        print(format_print(In, _name, message, summarize, print_tensor_name, print_tensor_type,
+                           print_tensor_shape, print_tensor_layout, print_tensor_lod), flush=True)
+    return In
+
+
+def _print_run(op, env, run_block):
+    name = op.inputs["In"][0]
+    n = _print_counts.get(id(op), 0)
+    first_n = op.attrs.get("first_n", -1)
+    value = env[name]
+    if first_n < 0 or n < first_n:
+        _print_counts[id(op)] = n + 1
+        _print(value, _name=name, **op.attrs)
+    env[op.outputs["Out"][0]] = value
+
+
+register("print", ["In"], ["Out"],
+         {"first_n": ("INT", -1), "message": ("STRING", ""), "summarize": ("INT", 20),
+          "print_tensor_name": ("BOOLEAN", True), "print_tensor_type": ("BOOLEAN", True),
+          "print_tensor_shape": ("BOOLEAN", True), "print_tensor_layout": ("BOOLEAN", True),
+          "print_tensor_lod": ("BOOLEAN", True), "print_phase": ("STRING", "BOTH"),
+          "is_forward": ("BOOLEAN", True)},
+         kernel=_print, infer_meta=lambda x, **_: x, interpret=_print_run,
+         grad=lambda ctx, dout: [dout])
+
+
+# -- assert --------------------------------------------------------------------------------------------
+
+def assert_message(cond_name, data, names, summarize):
+    msg = f"The condition variable '{cond_name}' of AssertOp must be true, but received false"
+    for n, d in zip(names, data):
+        d = np.asarray(d).reshape(-1)
+        if summarize is not None and summarize >= 0:
+            d = d[:summarize]
+        msg += f"\n  {n}: [" + " ".join(str(v) for v in d.tolist()) + "]"
+    return msg
+
+
+def _assert(Cond, Data, summarize=-1, _names=None, **_):
+    c = np.asarray(Cond)
+    if c.size != 1 or c.dtype != np.bool_:
+        raise TypeError(f"assert: Cond must be a bool tensor with one element, got {c.dtype}{list(c.shape)}")
+    if not bool(c.reshape(-1)[0]):
+        names = _names or [f"Data[{i}]" for i in range(len(Data))]
+        raise ValueError(assert_message("Cond", Data, names, summarize))
+    return ()
+
+
+def _assert_run(op, env, run_block):
+    cond = op.inputs["Cond"][0]
+    names = op.inputs.get("Data", [])
+    c = np.asarray(env[cond])
+    if not bool(c.reshape(-1)[0]):
+        raise ValueError(assert_message(cond, [env[n] for n in names], names, op.attrs.get("summarize", -1)))
+
+
+register("assert", ["Cond", "Data[]"], [], {"summarize": ("LONG", -1)}, kernel=_assert,
+         infer_meta=lambda c, d, **_: (), interpret=_assert_run, differentiable=())
+
+
+# -- py_func -------------------------------------------------------------------------------------------
+
+# Python callables of py_func ops by id (Paddle keeps one process-wide registry too); the metas of their
+# outputs are recorded with them because only the caller knows them.
+PY_FUNCS = []
+PY_FUNC_OUT_METAS = {}
+_ids_by_func = {}
+
+
+def register_py_func(func, out_metas=None):
+    """The id of ``func`` in the py_func registry (one id per function object)."""
+    fid = _ids_by_func.get(id(func))
+    if fid is None or PY_FUNCS[fid] is not func:
+        fid = len(PY_FUNCS)
+        PY_FUNCS.append(func)
+        _ids_by_func[id(func)] = fid
+    if out_metas is not None:
+        PY_FUNC_OUT_METAS[fid] = list(out_metas)
+    return fid
+
+
+def call_py_func(fid, arrays):
+    """Call registered function ``fid`` on numpy arrays; always a list of results (None kept)."""
+    if not 0 <= fid < len(PY_FUNCS):
+        raise ValueError(f"py_func: no Python function registered with id {fid}")
+    res = PY_FUNCS[fid](*arrays)
+    if res is None:
+        return []
+    if not isinstance(res, (list, tuple)):
+        res = [res]
+    return [None if r is None else np.asarray(r) for r in res]
+
+
+def _py_func(X, forward_callable_id=0, backward_callable_id=-1, backward_skip_vars=(), **_):
+    return call_py_func(forward_callable_id, X)
+
+
+def _py_func_meta(xs, forward_callable_id=0, **_):
+    metas = PY_FUNC_OUT_METAS.get(forward_callable_id)
+    if metas is None:
+        raise ValueError(f"py_func: the outputs of function {forward_callable_id} are not declared")
+    return list(metas)
+
+
+def _py_func_run(op, env, run_block):
+    outs = call_py_func(op.attrs["forward_callable_id"], [env[n] for n in op.inputs.get("X", [])])
+    names = op.outputs.get("Out", [])
+    if len(outs) != len(names):
+        raise ValueError(f"py_func: the Python function returned {len(outs)} value(s) but the op declares "
+                         f"{len(names)} output(s) {names}")
+    for n, v in zip(names, outs):
+        var = op.block._find_var_recursive(n)
+        if v is not None and var is not None:
+            v = v.astype(var.dtype.np, copy=False)
+        env[n] = v
+
+
+def _py_func_grad(ctx, douts):
+    from ..framework import state
+    from ..tensor import Tensor
+    bid = ctx.attr("backward_callable_id")
+    xs = list(ctx.inputs[0])
+    if bid < 0:
+        return [None]
+    skip = set(ctx.attr("backward_skip_vars") or [])
+    outs = [ctx.output(i) for i in range(len(douts))]
+    douts = list(douts)
+    for k, d in enumerate(douts):
+        if d is None and not state.static:
+            douts[k] = Tensor._wrap(np.zeros_like(outs[k]._data))
+    args = [v for v in xs + outs if getattr(v, "name", None) not in skip] + douts
+    if state.static:
+        from .. import unique_name
+        block = xs[0].block.program.current_block()
+        grads = [block.create_var(name=unique_name.generate(x.name + "@GRAD"), shape=x.shape, dtype=x.dtype,
+                                  stop_gradient=False) for x in xs]
+        block.append_op("py_func", {"X": args}, {"Out": grads},
+                        {"forward_callable_id": bid, "backward_callable_id": -1, "backward_skip_vars": []})
+        return [grads]
+    from ..dispatch import run_op
+    res = run_op("py_func", args, forward_callable_id=bid)
+    res = list(res) + [None] * (len(xs) - len(res))
+    return [res[:len(xs)]]
+
+
+register("py_func", ["X[]"], ["Out[]"],
+         {"forward_callable_id": ("INT", 0), "backward_callable_id": ("INT", -1),
+          "backward_skip_vars": ("STRINGS", [])},
+         kernel=_py_func, infer_meta=_py_func_meta, interpret=_py_func_run, grad=_py_func_grad,
+         grad_needs_outputs=True)

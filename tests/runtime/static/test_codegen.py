@@ -1,0 +1,134 @@
+"""The compiled executor's generated code: readable, valid names, frees locals, tracebacks show it."""
+import linecache
+import traceback
+
+import numpy as np
+import pytest
+
+import runtime as paddle
+from runtime import static
+from runtime.ops import registry
+from runtime.ops.registry import Meta
+from runtime.static.codegen import compile_program
+from runtime.static.executor import Executor
+
+
+@pytest.fixture(autouse=True)
+def static_mode():
+    paddle.enable_static()
+    try:
+        yield
+    finally:
+        paddle.disable_static()
+
+
+def mlp_program():
+    main = static.Program()
+    with static.program_guard(main, static.Program()):
+        x = static.data("x", [-1, 4], "float32")
+        w = main.global_block().create_parameter("fc_0.w_0", [4, 2], "float32")
+        h = paddle.nn.functional.relu(paddle.matmul(x, w))
+        vals, idx = paddle.topk(h, 1)
+        s = paddle.sum(h)
+    main.verify()
+    return main, h, idx, s
+
+
+def test_generated_code_is_readable():
+    main, h, idx, s = mlp_program()
+    src = Executor(backend="compiled").code(main, ["x"], [idx, s])
+    print(src)
+    assert src.startswith("def run_program_")
+    assert "fc_0_w_0 = S['fc_0.w_0']" in src          # sanitized local, loaded from the scope
+    assert "x = feed['x']" in src
+    assert f"matmul_v2(x, fc_0_w_0)" in src
+    assert "relu(" in src and "reduce_sum(" in src
+    assert f", {idx.name} = top_k_v2(" in src           # multi-output unpacking
+    assert "test_codegen.py:" in src and "paddle.matmul(x, w)" in src   # user line comments
+    compile(src, "<check>", "exec")
+
+
+def test_locals_deleted_after_last_use_but_fetches_kept():
+    main, h, idx, s = mlp_program()
+    src = Executor(backend="compiled").code(main, ["x"], [s])
+    lines = [ln.strip() for ln in src.splitlines()]
+    dels = [ln for ln in lines if ln.startswith("del ")]
+    deleted = {n.strip() for ln in dels for n in ln[4:].split(",")}
+    assert {"x", "fc_0_w_0"} <= deleted
+    assert s.name not in deleted
+    assert lines[-1] == f"return ({s.name},)"
+    # top_k is not needed for the sum: pruned
+    assert "top_k_v2" not in src
+
+
+def test_name_sanitizing_avoids_collisions_and_keywords():
+    main = static.Program()
+    blk = main.global_block()
+    a = blk.create_var(name="a.b", shape=[1], dtype="float32", persistable=True)
+    b = blk.create_var(name="a_b", shape=[1], dtype="float32", persistable=True)
+    c = blk.create_var(name="lambda", shape=[1], dtype="float32", persistable=True)
+    d = blk.create_var(name="x@GRAD", shape=[1], dtype="float32")
+    blk.append_op("elementwise_add", inputs={"X": a, "Y": b}, outputs={"Out": c})
+    blk.append_op("elementwise_mul", inputs={"X": c, "Y": a}, outputs={"Out": d})
+    main.verify()
+    comp = compile_program(main, (), (d.name,))
+    assert "a_b_1" in comp.source and "v_lambda" in comp.source and "x_GRAD" in comp.source
+    scope = static.Scope()
+    scope["a.b"], scope["a_b"] = np.array([2.0], np.float32), np.array([3.0], np.float32)
+    out, = Executor(backend="compiled").run(main, fetch_list=[d], scope=scope)
+    np.testing.assert_allclose(out, [10.0])
+    np.testing.assert_allclose(scope["lambda"], [5.0])     # persistable written: stored back
+
+
+def test_source_in_linecache_and_traceback():
+    main = static.Program()
+    with static.program_guard(main, static.Program()):
+        x = static.data("x", [-1, -1], "float32")
+        bad = paddle.matmul(x, x)
+    main.verify()
+    exe = Executor(backend="compiled")
+    comp = exe._compiled(main, ("x",), (bad.name,))
+    assert linecache.getlines(comp.filename)[0].startswith("def run_program_")
+    with pytest.raises(ValueError) as ei:
+        exe.run(main, feed={"x": np.ones((2, 3), np.float32)}, fetch_list=[bad])
+    tb = "".join(traceback.format_exception(ei.value))
+    assert comp.filename in tb and "matmul_v2(x, x)" in tb
+    assert "while running op 'matmul_v2'" in tb and "bad = paddle.matmul(x, x)" in tb
+
+
+@pytest.fixture
+def interp_op():
+    """A temporary op run through OpDef.interpret: doubles X into Out and counts its calls."""
+    calls = []
+
+    def interpret(op, env, run_block):
+        calls.append(sorted(env))
+        env[op.output("Out")[0]] = env[op.input("X")[0]] * 2
+
+    registry.register("test_interp_double", ["X"], ["Out"], {}, kernel=None,
+                      infer_meta=lambda x, **_: Meta(x.shape, x.dtype), interpret=interpret)
+    try:
+        yield calls
+    finally:
+        del registry._OPS["test_interp_double"]
+
+
+def test_interpreted_ops_run_on_an_env_and_are_kept(interp_op):
+    main = static.Program()
+    with static.program_guard(main, static.Program()):
+        x = static.data("x", [2], "float32")
+        y = x + 1.0
+    blk = main.global_block()
+    z = blk.create_var(name="z", shape=[2], dtype="float32")
+    blk.append_op("test_interp_double", inputs={"X": y}, outputs={"Out": z})
+    w = blk.create_var(name="unused", shape=[2], dtype="float32")
+    blk.append_op("test_interp_double", inputs={"X": x}, outputs={"Out": w})   # not fetched, still runs
+    main.verify()
+    feed = {"x": np.array([1.0, 2.0], np.float32)}
+    for backend in ("compiled", "interpreter"):
+        interp_op.clear()
+        out, = Executor(backend=backend).run(main, feed=feed, fetch_list=[z])
+        np.testing.assert_allclose(out, [4.0, 6.0])
+        assert len(interp_op) == 2
+    src = Executor(backend="compiled").code(main, ["x"], [z])
+    assert "_env = {" in src and "test_interp_double_interpret(" in src
