@@ -1,4 +1,4 @@
 """Every Paddle op type we implement, registered on import (one module per family)."""
 from . import registry  # noqa: F401
 from . import (elementwise, activation, math, reduce, search, logic, creation, random,  # noqa: F401
-               shape, indexing, conv, pool, interp, norm, nn_misc, loss, optimizer_ops)
+               shape, indexing, conv, pool, interp, norm, nn_misc, loss, optimizer_ops, control_flow)

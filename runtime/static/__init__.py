@@ -13,5 +13,9 @@ from ..device import CPUPlace  # noqa: F401
 from .backward import append_backward, gradients  # noqa: F401
 from .fc import accuracy  # noqa: F401
 from . import layers_bridge as _layers_bridge  # noqa: F401  (nn layers create static parameters)
+from . import nn  # noqa: F401
+from .control_flow import Print  # noqa: F401
+from .py_func import py_func  # noqa: F401
+from .tensor_array import create_array, array_write, array_read, array_length, tensor_array_to_tensor  # noqa: F401
 
 _install()

@@ -2,4 +2,5 @@
 from . import control_flow  # noqa: F401  (paddle.static.nn.control_flow.Assert)
 from .control_flow import cond, while_loop, case, switch_case  # noqa: F401
 
-__all__ = ["cond", "while_loop", "case", "switch_case"]
+__all__ = ["cond", "while_loop", "case", "switch_case", "fc"]
+from .fc import fc  # noqa: F401,E402

@@ -12,9 +12,6 @@ _SQ = cf.register_py_func(lambda a: a * a, [Meta((2, 3), np.dtype("float64"))])
 _SQ_GRAD = cf.register_py_func(lambda a, out, dout: 2 * a * dout, [Meta((2, 3), np.dtype("float64"))])
 
 CASES = [
-    OpCase("conditional_block", {"Cond": [np.array(True)], "Input": [X]}, lambda **_: ([], None),
-           attrs={"is_scalar_condition": True}),
-    OpCase("while", {"X": [X], "Condition": [np.array([False])]}, lambda **_: ([], None)),
     OpCase("select_input", {"X": [X, X * 2], "Mask": np.array([1], np.int32)}, lambda X, Mask, **_: X[1]),
     OpCase("select_input", {"X": [X, X * 2], "Mask": np.array(0, np.int32)}, lambda X, Mask, **_: X[0],
            name="mask0"),
