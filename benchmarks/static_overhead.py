@@ -8,6 +8,10 @@ Cases (float32):
           same 10 operations as the reference.
   mlp     784-256-10 MLP forward at batch 1 (matmul, add, relu, matmul, add) as a Program
           run by Executor.run, against the same forward in eager mode and in numpy.
+  loop    a while_loop of 3 iterations on a [4] tensor whose body holds a cond (both branches
+          taken over the run): control flow compiled inline ("compiled") against the same
+          compiled code running the control-flow ops through their interpret fallback
+          ("compiled_interp"), the interpreter and numpy.
 
 Each repeat times every side back to back over the same number of calls (interleaved, the
 order rotated each repeat); the report is the median ns per call of each side and the
@@ -30,6 +34,8 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import runtime as paddle  # noqa: E402
 import runtime.nn.functional as F  # noqa: E402
 from runtime import static  # noqa: E402
+from runtime.static.codegen import compile_program  # noqa: E402
+from runtime.static.executor import Executor  # noqa: E402
 
 
 def _ops10():
@@ -96,10 +102,53 @@ def _mlp():
     return sides
 
 
-CASES = {"ops10": _ops10, "mlp": _mlp}
+class _InterpretControlFlow(Executor):
+    """The compiled back end with control-flow ops left to their interpret (the old slow path)."""
+
+    def _compiled(self, program, feed_names, fetch_names):
+        key = (program.id, program.version, feed_names, fetch_names)
+        c = self._cache.get(key)
+        if c is None:
+            c = self._cache[key] = compile_program(program, feed_names, fetch_names, inline_control_flow=False)
+        return c
+
+
+def _loop():
+    rng = np.random.default_rng(2)
+    x_np = rng.standard_normal([4]).astype(np.float32)
+    paddle.enable_static()
+    try:
+        main = static.Program()
+        with static.program_guard(main, static.Program()):
+            x = static.data("x", [4], "float32")
+
+            def body(i, y):
+                y = static.nn.cond(paddle.sum(y) > 0, lambda: y * 0.5 - 1.0, lambda: y + 2.0)
+                return [i + 1, y]
+            _, out = static.nn.while_loop(lambda i, y: i < 3, body, [paddle.zeros([1], "int64"), x])
+        main.verify()
+    finally:
+        paddle.disable_static()
+
+    def numpy_side():
+        y = x_np
+        for _ in range(3):
+            y = y * np.float32(0.5) - np.float32(1.0) if y.sum() > 0 else y + np.float32(2.0)
+        return y
+
+    sides = {"numpy": numpy_side}
+    for name, exe in (("compiled", static.Executor(backend="compiled")), ("compiled_interp", _InterpretControlFlow()),
+                      ("interpreter", static.Executor(backend="interpreter"))):
+        sides[name] = (lambda exe=exe: exe.run(main, feed={"x": x_np}, fetch_list=[out])[0])
+    return sides
+
+
+CASES = {"ops10": _ops10, "mlp": _mlp, "loop": _loop}
 RATIOS = {"ops10": [("compiled", "numpy"), ("interpreter", "numpy"), ("interpreter", "compiled")],
           "mlp": [("compiled", "eager"), ("interpreter", "eager"), ("interpreter", "compiled"),
-                  ("compiled", "numpy")]}
+                  ("compiled", "numpy")],
+          "loop": [("compiled", "numpy"), ("compiled_interp", "compiled"), ("interpreter", "compiled"),
+                   ("interpreter", "compiled_interp")]}
 
 
 def _time(fn, n):
@@ -142,12 +191,12 @@ def main(argv=None):
     for name in args.cases:
         results[name] = r = bench(name, args.repeats, args.min_time)
         print(f"\n{name}  ({r['calls_per_timing']} calls x {r['repeats']} repeats)")
-        print(f"  {'side':<12}{'ns/call':>12}")
+        print(f"  {'side':<16}{'ns/call':>12}")
         for s, v in r["ns"].items():
-            print(f"  {s:<12}{v:>12.0f}")
-        print(f"  {'ratio':<24}{'median':>8}")
+            print(f"  {s:<16}{v:>12.0f}")
+        print(f"  {'ratio':<32}{'median':>8}")
         for k, v in r["ratios"].items():
-            print(f"  {k:<24}{v:>8.2f}x")
+            print(f"  {k:<32}{v:>8.2f}x")
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"cases": results, "python": platform.python_version(), "numpy": np.__version__,

@@ -8,6 +8,8 @@ arrays at run time.
 """
 from __future__ import annotations
 
+from collections import ChainMap
+
 import numpy as np
 
 from .registry import Meta, register
@@ -45,12 +47,74 @@ def _conditional_block_run(op, env, run_block):
         go = all(np.asarray(c).size > 0 for c in conds)
     if go:
         run_block(_sub_block(op), env)
+    # what the gradient (conditional_block_grad) needs: whether the branch ran, the inputs and
+    # every value the branch computed (the compiled executor keeps no sub-block values)
+    scope = op.outputs.get("Scope")
+    if scope:
+        env[scope[0]] = SavedScope(go, _snapshot(env, op.inputs.get("Input", []), _sub_block(op) if go else None))
+
+
+class SavedScope:
+    """The Scope of a conditional_block run: ``ran`` and the values its gradient reads."""
+    __slots__ = ("ran", "values")
+
+    def __init__(self, ran, values):
+        self.ran = ran
+        self.values = values
+
+    def __repr__(self):
+        return f"<SavedScope ran={self.ran} {len(self.values)} values>"
+
+
+def _block_writes(block):
+    names = []
+    for o in block.ops:
+        names.extend(o.output_arg_names)
+    return names
+
+
+def _snapshot(env, inputs, block):
+    vals = {n: env[n] for n in inputs if n in env}
+    if block is not None:
+        for n in _block_writes(block):
+            if n in env:
+                vals[n] = env[n]
+    return vals
+
+
+def _zeros_like(v):
+    return np.zeros_like(np.asarray(v))
+
+
+def _conditional_block_grad(Input, OutGrad, Scope, sub_block=None, grad_vars=(), **_):
+    raise RuntimeError("conditional_block_grad: runs a grad sub-block, which only exists inside a Program")
+
+
+def _conditional_block_grad_run(op, env, run_block):
+    saved = env[op.inputs["Scope"][0]]
+    outs = op.outputs.get("Input@GRAD", [])
+    if saved.ran:
+        local = ChainMap({}, saved.values, env)
+        run_block(_sub_block(op), local)
+        for o, g in zip(outs, op.attrs["grad_vars"]):
+            env[o] = local[g]
+    else:
+        for o, n in zip(outs, op.inputs["Input"]):
+            env[o] = _zeros_like(saved.values[n])
 
 
 register("conditional_block", ["Cond[]", "Input[]"], ["Out[]", "Scope"],
          {"sub_block": ("BLOCK", None), "is_scalar_condition": ("BOOLEAN", False)},
          kernel=_conditional_block, infer_meta=_conditional_block_meta, interpret=_conditional_block_run,
          differentiable=())
+
+# the gradient of a conditional_block (training Programs only; never saved): runs the grad
+# sub-block over the saved Scope when the branch ran, else gives zero gradients.
+# grad_vars[i] names Input@GRAD[i]'s value inside the grad sub-block.
+register("conditional_block_grad", ["Input[]", "Out@GRAD[]", "Scope"], ["Input@GRAD[]"],
+         {"sub_block": ("BLOCK", None), "grad_vars": ("STRINGS", [])},
+         kernel=_conditional_block_grad, infer_meta=lambda xs, douts, scope, **_: list(xs),
+         interpret=_conditional_block_grad_run, differentiable=())
 
 
 # -- select_input ------------------------------------------------------------------------------------
@@ -104,13 +168,75 @@ def _while_meta(xs, conds, **_):
 def _while_run(op, env, run_block):
     cond = op.inputs["Condition"][0]
     body = _sub_block(op)
+    steps = op.outputs.get("StepScopes")
+    record = bool(steps) and not op.attrs.get("is_test", False)
+    if record:
+        xs = op.inputs.get("X", [])
+        writes = _block_writes(body)
+        saved = []
     while _scalar_true(env[cond], "while"):
+        if record:
+            # per iteration: the outside values at its start and every value the body computes,
+            # which while_grad restores to run the body's backward
+            snap = {n: env[n] for n in xs if n in env}
         run_block(body, env)
+        if record:
+            for n in writes:
+                if n in env and n not in snap:
+                    snap[n] = env[n]
+            saved.append(snap)
+    if record:
+        env[steps[0]] = saved
+
+
+def _while_grad(X, OutGrad, StepScopes, sub_block=None, carry_in=(), carry_out=(), x_grads=(), **_):
+    raise RuntimeError("while_grad: runs a grad sub-block, which only exists inside a Program")
+
+
+def _while_grad_run(op, env, run_block):
+    steps = op.inputs["StepScopes"][0]
+    if steps not in env or not isinstance(env[steps], list):
+        raise RuntimeError("while_grad: the forward while op saved no iterations; build the loop with "
+                           "is_test=False to take gradients through it")
+    saved = env[steps]
+    block = _sub_block(op)
+    carry_in, carry_out = op.attrs["carry_in"], op.attrs["carry_out"]
+    x_grads = op.attrs["x_grads"]
+    carry = [env[n] for n in op.inputs["Out@GRAD"]]
+    acc = [None] * len(x_grads)
+    for snap in reversed(saved):
+        local = ChainMap(dict(zip(carry_in, carry)), snap, env)
+        run_block(block, local)
+        for k, g in enumerate(x_grads):
+            if g:
+                v = local[g]
+                acc[k] = v if acc[k] is None else acc[k] + v
+        carry = [local[co] if co else _zeros_like(c) for co, c in zip(carry_out, carry)]
+    # X@GRAD: the loop variables first (their gradient at loop entry), then the other inputs
+    xs, outs = op.inputs["X"], op.outputs.get("X@GRAD", [])
+    n_loop = len(carry_in)
+    for k, o in enumerate(outs):
+        if k < n_loop:
+            env[o] = carry[k]
+        else:
+            a = acc[k - n_loop]
+            env[o] = a if a is not None else _zeros_like(env[xs[k]] if xs[k] in env else saved[0][xs[k]])
 
 
 register("while", ["X[]", "Condition[]"], ["Out[]", "StepScopes"],
          {"sub_block": ("BLOCK", None), "is_test": ("BOOLEAN", False)},
          kernel=_while, infer_meta=_while_meta, interpret=_while_run, differentiable=())
+
+# the gradient of a while (training Programs only; never saved). X = the loop variables (Out@GRAD
+# aligned with them) then the other differentiable inputs. Per saved iteration, last first, the grad
+# sub-block runs with the carried gradients in ``carry_in`` and leaves the gradients at the
+# iteration's start in ``carry_out`` ("" = zero) and the inputs' contributions in ``x_grads``
+# (aligned with the inputs after the loop variables; "" = none).
+register("while_grad", ["X[]", "Out@GRAD[]", "StepScopes"], ["X@GRAD[]"],
+         {"sub_block": ("BLOCK", None), "carry_in": ("STRINGS", []), "carry_out": ("STRINGS", []),
+          "x_grads": ("STRINGS", [])},
+         kernel=_while_grad, infer_meta=lambda xs, douts, steps, **_: list(xs),
+         interpret=_while_grad_run, differentiable=())
 
 
 # -- increment -----------------------------------------------------------------------------------------

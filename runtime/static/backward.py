@@ -4,7 +4,9 @@ Each forward op on a path to the loss has its grad rule (``OpDef.grad``, the sam
 eager tape calls) run with static mode on, over a context of Variables, so the rule's
 `run_op` calls append the grad ops. Gradients reaching one variable from several consumers
 are summed with a ``sum`` op, and every final gradient is named ``<var>@GRAD`` as in Paddle.
-Control-flow ops are differentiated like any other op: their ``OpDef.grad`` is called.
+Ops whose gradient only exists inside Programs (conditional_block, select_input, while: their
+rules build grad sub-blocks) register a *static grad rule* with `register_static_grad`
+(runtime/static/control_flow_grad.py); it is used when the op has no ``OpDef.grad``.
 """
 from __future__ import annotations
 
@@ -15,6 +17,26 @@ from ..framework import state
 from .program import (ROLE_BACKWARD, Variable, op_role_guard, program_guard)
 
 __all__ = ["append_backward", "gradients"]
+
+# op type -> (rule(op, douts: {output name: grad Variable}, bw) -> {input name: grad Variable},
+#             grad_inputs(op) -> names the rule may return gradients for)
+STATIC_GRADS = {}
+
+
+def register_static_grad(op_type, rule, grad_inputs):
+    STATIC_GRADS[op_type] = (rule, grad_inputs)
+
+
+def _ensure_static_grads():
+    from . import control_flow_grad  # noqa: F401  (registers the control-flow rules)
+
+
+def _diff_inputs(op, opdef):
+    """Input names gradients may flow to through ``op`` (None: the op has no gradient)."""
+    if opdef.grad is not None:
+        return [n for s in opdef.inputs if s.name in opdef.differentiable for n in op.inputs.get(s.name, [])]
+    entry = STATIC_GRADS.get(op.type)
+    return None if entry is None else list(entry[1](op))
 
 
 class StaticGradContext:
@@ -94,17 +116,20 @@ def _as_names(vs, what):
 class _Backward:
     """One run of static backward over ``block``'s ops up to the targets."""
 
-    def __init__(self, block, no_grad, callbacks=None):
+    def __init__(self, block, no_grad, callbacks=None, grad_block=None):
+        # ``block`` holds the forward ops; grad ops go to ``grad_block`` (a grad sub-block when
+        # differentiating a control-flow op's sub-block; the same block otherwise)
         self.block = block
+        self.gblock = block if grad_block is None else grad_block
         self.program = block.program
         self.no_grad = no_grad
         self.callbacks = callbacks or []
         self.pending = {}     # var name -> list of gradient contributions (Variables)
         self.final = {}       # var name -> its gradient Variable (named <var>@GRAD)
         self.claimed = set()  # ids of Variables already used as some var's final gradient
-        self.n_ops0 = len(block.ops)
+        self.n_ops0 = len(self.gblock.ops)
         self.n_blocks0 = self.program.num_blocks
-        self.names0 = set(block.vars)
+        self.names0 = set(self.gblock.vars)
 
     # -- which ops are on a path ------------------------------------------------------------------
     def _requires(self, name):
@@ -124,22 +149,20 @@ class _Backward:
         else:
             reach = {n for n in sources if self._requires(n)}
         for op in ops:
-            opdef = lookup(op.type)
-            if opdef.grad is None:
+            diff = _diff_inputs(op, lookup(op.type))
+            if diff is None:
                 continue
-            if any(n in reach for s in opdef.inputs if s.name in opdef.differentiable
-                   for n in op.inputs.get(s.name, [])):
+            if any(n in reach for n in diff):
                 reach.update(n for n in op.output_arg_names if self._requires(n))
         self.reach = reach
         # backward sweep: ops that lead to a target
         needed = set(targets)
         on_path = []
         for op in reversed(ops):
-            opdef = lookup(op.type)
-            if opdef.grad is None or not any(n in needed for n in op.output_arg_names):
+            diff = _diff_inputs(op, lookup(op.type))
+            if diff is None or not any(n in needed for n in op.output_arg_names):
                 continue
-            diff_in = [n for s in opdef.inputs if s.name in opdef.differentiable
-                       for n in op.inputs.get(s.name, []) if n in reach]
+            diff_in = [n for n in diff if n in reach]
             if not diff_in:
                 continue
             needed.update(diff_in)
@@ -170,9 +193,11 @@ class _Backward:
 
     def _name_grad(self, var, g):
         target = var.name + "@GRAD"
-        if target in self.block.vars or self.block._find_var_recursive(target) is not None:
+        # inside a grad sub-block the plain name is left to the enclosing backward
+        if (self.gblock is not self.block or target in self.gblock.vars
+                or self.gblock._find_var_recursive(target) is not None):
             target = unique_name.generate(target)
-        fresh = g.block is self.block and g.name not in self.names0 and not g.persistable
+        fresh = g.block is self.gblock and g.name not in self.names0 and not g.persistable
         if fresh and id(g) not in self.claimed:
             self._rename(g, target)
         else:
@@ -192,7 +217,7 @@ class _Backward:
         g.name = new
         blk.vars[new] = g
         # only ops after the variable's producer can mention it: walk back to the producer
-        ops = self.block.ops
+        ops = self.gblock.ops
         for i in range(len(ops) - 1, self.n_ops0 - 1, -1):
             op = ops[i]
             op._rename_input(old, new)
@@ -208,19 +233,19 @@ class _Backward:
     def prune(self):
         """Drop grad-op outputs nobody reads (gradients of stop_gradient inputs), as Paddle leaves
         such ``X@GRAD`` slots empty; the kernels then skip storing them."""
-        ops = self.block.ops[self.n_ops0:]
+        ops = self.gblock.ops[self.n_ops0:]
         read = {n for b in self.program.blocks for op in b.ops for n in op.input_arg_names}
         keep = read | {g.name for g in self.final.values()}
         for op in ops:
             for slot, names in op.outputs.items():
                 if not slot.endswith("@GRAD"):
                     continue
-                dead = [n for n in names if n not in keep and n not in self.names0 and n in self.block.vars]
+                dead = [n for n in names if n not in keep and n not in self.names0 and n in self.gblock.vars]
                 if dead and len(dead) == len(names) and any(
                         n in keep for s, ns in op.outputs.items() if s != slot for n in ns):
                     op.outputs[slot] = []
                     for n in dead:
-                        del self.block.vars[n]
+                        del self.gblock.vars[n]
         self.program._bump()
 
     def seed(self, target, grad=None):
@@ -245,6 +270,9 @@ class _Backward:
             douts = [None if n is None else self.materialize(n) for n in names]
             if all(d is None for d in douts):
                 continue
+            if opdef.grad is None:
+                self._run_static_rule(op, names, douts)
+                continue
             ctx = StaticGradContext(op, opdef)
             grads = opdef.grad(ctx, *_regroup(opdef, op, douts))
             if grads is None:
@@ -262,10 +290,43 @@ class _Backward:
                         continue
                     if not isinstance(gg, Variable):
                         from .builder import as_variable
-                        gg = as_variable(self.block, gg if not hasattr(gg, "_data") else gg._data)
+                        gg = as_variable(self.gblock, gg if not hasattr(gg, "_data") else gg._data)
                     self.add(n, gg)
             for cb in self.callbacks:
                 cb(self.block, {"__current_op_desc__": op})
+
+    def _run_static_rule(self, op, names, douts):
+        rule, _ = STATIC_GRADS[op.type]
+        grads = rule(op, {n: d for n, d in zip(names, douts) if n is not None and d is not None}, self) or {}
+        # a name the op both reads and writes (a while loop's carried variable): the gradient
+        # gathered so far belongs to the value after the op; what follows is the value before it
+        for n in op.output_arg_names:
+            if n in grads:
+                self.final.pop(n, None)
+        for n, g in grads.items():
+            if g is not None and n in self.reach and n in self.needed:
+                self.add(n, g)
+        for cb in self.callbacks:
+            cb(self.block, {"__current_op_desc__": op})
+
+
+def sub_block_backward(fwd_block, ops, seeds, wanted, no_grad, grad_block):
+    """Append to ``grad_block`` the backward of ``ops`` (of ``fwd_block``) seeded with ``seeds``
+    (pairs of forward Variable, gradient Variable); returns {name: grad Variable} for the
+    ``wanted`` names that get a gradient. The caller makes ``grad_block`` current."""
+    bw = _Backward(fwd_block, no_grad, grad_block=grad_block)
+    on_path = bw.plan(ops, {v.name for v, _ in seeds}, None)
+    for v, g in seeds:
+        bw.seed(v, g)
+    bw.run(on_path)
+    res = {}
+    for n in wanted:
+        if n in bw.needed and n in bw.reach:
+            g = bw.materialize(n)
+            if g is not None:
+                res[n] = g
+    bw.prune()
+    return res
 
 
 def _run(targets, target_grads, no_grad_set, sources, callbacks=None):
@@ -285,6 +346,7 @@ def _run(targets, target_grads, no_grad_set, sources, callbacks=None):
         if any(n in target_names for n in op.output_arg_names):
             last = i
     ops = list(block.ops[:last + 1])
+    _ensure_static_grads()
     bw = _Backward(block, no_grad, callbacks)
     prev_static, prev_idx = state.static, program.current_block_idx
     state.static = True   # grad rules build ops (elementwise rules then use their fast grad ops)

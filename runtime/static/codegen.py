@@ -4,10 +4,16 @@ Every variable becomes a local of the generated function; each op becomes one ca
 kernel, pre-bound to the op's attributes (``OpDef.bind``) and stored as a global of the
 function. Persistable values are loaded from the scope (or the program's eager bindings) on
 entry and written back on exit; locals are deleted after their last use so memory is freed
-as early as with the interpreter. Ops executed through ``OpDef.interpret`` (control flow)
-get a dict env holding the locals they touch and run their sub-blocks through the reference
-interpreter (a slow path, to be compiled later). The source is registered in ``linecache``
-so tracebacks and debuggers show it.
+as early as with the interpreter (locals of sub-blocks after the top-level op that owns them).
+
+Control flow is compiled inline: ``conditional_block`` becomes ``if``, ``while`` a Python
+``while`` and ``select_input`` a conditional expression, their sub-block ops statements of the
+same function (names the sub-blocks write are set to ``_UNSET`` first, so a branch not taken
+or a loop run zero times leaves them defined, as absent from the interpreter's env). A
+control-flow op whose step scopes something reads (a gradient op) and every other op with
+``OpDef.interpret`` (print, tensor arrays, py_func ...) run their ``interpret`` on a dict env
+holding the locals they touch. The source is registered in ``linecache`` so tracebacks and
+debuggers show it.
 """
 from __future__ import annotations
 
@@ -15,6 +21,8 @@ import itertools
 import keyword
 import linecache
 import re
+
+import numpy as np
 
 from ..ops.registry import lookup
 from .interpreter import describe_site, run_block
@@ -30,7 +38,8 @@ class _Unset:
 
 UNSET = _Unset()
 _counter = itertools.count()
-_RESERVED = {"feed", "S", "B", "_env", "_UNSET", "run_block", "None", "True", "False"}
+_RESERVED = {"feed", "S", "B", "_env", "_UNSET", "run_block", "None", "True", "False", "_truth", "_all_true",
+             "_nonempty", "_mask", "_no_value", "np"}
 
 
 class CompileError(RuntimeError):
@@ -87,23 +96,29 @@ class CompiledProgram:
         return found
 
 
-def compile_program(program, feed_names=(), fetch_names=(), prune=True):
+def compile_program(program, feed_names=(), fetch_names=(), prune=True, inline_control_flow=True):
+    """``inline_control_flow=False`` runs every control-flow op through its ``interpret`` (the slow
+    path; kept for comparisons and benchmarks)."""
     block = program.global_block()
     feed_names = tuple(feed_names)
     fetch_names = tuple(fetch_names)
     ops = prune_ops(block, fetch_names, feed_names) if prune else list(block.ops)
     bindings = program._eager_bindings
+    # step-scope variables something reads (a gradient op): their op keeps the interpreted path
+    scope_readers = {n for blk in program.blocks for op in blk.ops for n in op.input_arg_names}
 
     def persistable(n):
         v = block.vars.get(n)
         return n in bindings or (v is not None and v.persistable)
 
     names = _Names()
-    glob = {"run_block": run_block, "_UNSET": UNSET}
+    glob = {"run_block": run_block, "_UNSET": UNSET, "_truth": _truth, "_all_true": _all_true,
+            "_nonempty": _nonempty, "_mask": _mask, "_no_value": _no_value}
     info = []
     defined = set()
     used_feeds = []
     loads = []
+    kinds = {}          # id(op) -> "kernel" | "interp" | "cf" | "select"
     for n in feed_names:
         defined.add(n)
 
@@ -118,18 +133,75 @@ def compile_program(program, feed_names=(), fetch_names=(), prune=True):
             return True
         return False
 
+    def require(n, known, strict=True):
+        # need() also records which feeds are used, so ask it first for names not set in the walk
+        if (n in known and n not in defined) or need(n, None):
+            known.add(n)
+        elif strict:
+            raise _Fallback(n)
+
+    def kernel_writes(op, opdef):
+        # intermediate outputs (XShape ...) are never produced by kernels
+        return [n for slot in opdef.outputs if not slot.intermediate for n in op.outputs.get(slot.name, [])]
+
+    def scan_cf(op, known, reads, writes):
+        """Check that ``op`` (conditional_block / while) and its sub-block can be compiled inline;
+        collect every name read and written inside (sub-block locals included)."""
+        conds = _cf_conds(op)
+        for n in conds:
+            require(n, known)
+        reads.extend(conds)
+        for sop in program.blocks[op.attrs["sub_block"]].ops:
+            sdef = lookup(sop.type)
+            kind = _classify(sop, sdef, scope_readers)
+            if kind == "cf":
+                scan_cf(sop, known, reads, writes)
+            elif kind == "interp":
+                r, w = op_reads_writes(sop)
+                for n in r:
+                    require(n, known, strict=False)
+                reads.extend(r)
+                writes.extend(w)
+                known.update(w)
+            else:
+                r = list(sop.input_arg_names)
+                for n in r:
+                    require(n, known)
+                w = sop.output_arg_names if kind == "select" else kernel_writes(sop, sdef)
+                reads.extend(r)
+                writes.extend(w)
+                known.update(w)
+            kinds[id(sop)] = kind
+        kinds[id(op)] = "cf"
+
     for op in ops:
         opdef = lookup(op.type)
-        reads, writes = op_reads_writes(op)
-        interp = opdef.interpret is not None
-        if not interp:
-            # intermediate outputs (XShape ...) are never produced by kernels
-            writes = [n for slot in opdef.outputs if not slot.intermediate for n in op.outputs.get(slot.name, [])]
-        for n in reads:
-            if not need(n, op) and not interp:
-                raise CompileError(f"op '{op.type}' reads variable '{n}', which has no value: it is not fed, "
-                                   f"not computed by an earlier op and not in the scope{describe_site(op)}")
-        info.append((op, opdef, reads, writes, interp))
+        kind = _classify(op, opdef, scope_readers)
+        if not inline_control_flow and kind in ("cf", "select"):
+            kind = "interp"
+        if kind in ("cf", "select"):
+            try:
+                if kind == "cf":
+                    reads, writes = [], []
+                    scan_cf(op, set(defined), reads, writes)
+                    reads, writes = _unique(reads), _unique(writes)
+                else:
+                    reads = list(op.input_arg_names)
+                    for n in reads:
+                        require(n, set(defined))
+                    writes = list(op.output_arg_names)
+            except _Fallback:
+                kind = "interp"
+        if kind in ("kernel", "interp"):
+            reads, writes = op_reads_writes(op)
+            if kind == "kernel":
+                writes = kernel_writes(op, opdef)
+            for n in reads:
+                if not need(n, op) and kind == "kernel":
+                    raise CompileError(f"op '{op.type}' reads variable '{n}', which has no value: it is not fed, "
+                                       f"not computed by an earlier op and not in the scope{describe_site(op)}")
+        kinds[id(op)] = kind
+        info.append((op, opdef, reads, writes, kind))
         defined.update(writes)
     for n in fetch_names:
         if not need(n, None):
@@ -160,8 +232,8 @@ def compile_program(program, feed_names=(), fetch_names=(), prune=True):
     lines = [f"def {fname}(feed, S, B):"]
     line_ops = {}
 
-    def emit(text, site=None):
-        lines.append("    " + text)
+    def emit(text, site=None, depth=1):
+        lines.append("    " * depth + text)
         if site is not None:
             line_ops[len(lines)] = site
 
@@ -171,63 +243,204 @@ def compile_program(program, feed_names=(), fetch_names=(), prune=True):
     for n in used_feeds:
         emit(f"{names.var(n)} = feed[{n!r}]")
     v = names.var
-    avail = set(loads) | set(used_feeds)
+    definite = set(loads) | set(used_feeds)     # locals that surely hold a value
+    maybe = set()                                # locals that may hold _UNSET (not written on every path)
+
+    def emit_interp(op, opdef, site, depth, defs):
+        reads, writes = op_reads_writes(op)
+        k = names.fresh(f"{op.type}_interpret")
+        o = names.fresh(f"op_{op.type}")
+        glob[k], glob[o] = opdef.interpret, op
+        seen = _unique([n for n in reads + writes if n in defs or n in maybe])
+        emit("_env = {" + ", ".join(f"{n!r}: {v(n)}" for n in seen if n in defs) + "}", site, depth)
+        for n in seen:
+            if n not in defs:
+                emit(f"if {v(n)} is not _UNSET: _env[{n!r}] = {v(n)}", None, depth)
+        emit(f"{k}({o}, _env, run_block)", site, depth)
+        for n in writes:
+            if n in defs:
+                emit(f"{v(n)} = _env[{n!r}]", site, depth)
+            else:
+                emit(f"{v(n)} = _env.get({n!r}, _UNSET)", site, depth)
+                maybe.add(n)
+        emit("del _env", None, depth)
+
+    def emit_kernel(op, opdef, site, depth, defs):
+        k = names.fresh(op.type)
+        glob[k] = opdef.bind(op.attrs)
+        args = []
+        for slot in opdef.inputs:
+            ns = op.inputs.get(slot.name, [])
+            if slot.duplicable:
+                args.append("[" + ", ".join(v(n) for n in ns) + "]")
+            else:
+                args.append(v(ns[0]) if ns else "None")
+        targets = []
+        for slot in opdef.outputs:
+            if slot.intermediate:
+                continue
+            ns = op.outputs.get(slot.name, [])
+            if slot.duplicable:
+                targets.append("[" + ", ".join(v(n) for n in ns) + "]" if ns else "_")
+            else:
+                targets.append(v(ns[0]) if ns else "_")
+        call = f"{k}({', '.join(args)})"
+        for n in _unique(op.input_arg_names):
+            if n not in defs:
+                # set only on some paths (after control flow): fail as the interpreter does
+                o = names.fresh(f"op_{op.type}")
+                glob[o] = op
+                emit(f"if {v(n)} is _UNSET: _no_value({o}, {n!r})", site, depth)
+        if len(targets) == 1 and targets[0] == "_":
+            emit(call, site, depth)
+        else:
+            emit(f"{', '.join(targets)} = {call}", site, depth)
+        defs.update(kernel_writes(op, opdef))
+
+    def emit_cf(op, site, depth, defs):
+        conds = [v(n) for n in _cf_conds(op)]
+        if op.type == "while":
+            emit(f"while _truth({conds[0]}, 'while'):", site, depth)
+        elif not op.attrs.get("is_scalar_condition", False):
+            emit("if " + (" and ".join(f"_nonempty({c})" for c in conds) or "True") + ":", site, depth)
+        elif len(conds) == 1:
+            emit(f"if _truth({conds[0]}, 'conditional_block'):", site, depth)
+        else:
+            emit(f"if _all_true(({', '.join(conds)},), 'conditional_block'):", site, depth)
+        inner = set(defs)   # what the body defines is not sure to exist after it
+        body = program.blocks[op.attrs["sub_block"]].ops
+        for sop in body:
+            emit_op(sop, lookup(sop.type), kinds[id(sop)], depth + 1, inner)
+        if not body:
+            emit("pass", None, depth + 1)
+
+    def emit_op(op, opdef, kind, depth, defs):
+        site = ("op", op)
+        if kind == "cf":
+            emit_cf(op, site, depth, defs)
+        elif kind == "select":
+            x0, x1 = (v(n) for n in op.inputs["X"])
+            out = op.outputs["Out"][0]
+            emit(f"{v(out)} = {x1} if _mask({v(op.inputs['Mask'][0])}) else {x0}", site, depth)
+            if op.inputs["X"][0] in defs and op.inputs["X"][1] in defs:
+                defs.add(out)
+            else:
+                maybe.add(out)
+        elif kind == "interp":
+            emit_interp(op, opdef, site, depth, defs)
+        else:
+            emit_kernel(op, opdef, site, depth, defs)
+
     last_loc = None
-    for i, (op, opdef, reads, writes, interp) in enumerate(info):
+    for i, (op, opdef, reads, writes, kind) in enumerate(info):
         loc = _location(op)
         if loc and loc != last_loc:
             emit(f"# {loc}")
         last_loc = loc
-        site = ("op", op)
-        if interp:
-            k = names.fresh(f"{op.type}_interpret")
-            o = names.fresh(f"op_{op.type}")
-            glob[k], glob[o] = opdef.interpret, op
-            seen = _unique([n for n in reads + writes if n in avail])
-            emit("_env = {" + ", ".join(f"{n!r}: {v(n)}" for n in seen) + "}", site)
-            emit(f"{k}({o}, _env, run_block)", site)
-            before = set(seen)
+        if kind == "cf":
+            # every name the sub-blocks write exists as a local even when a branch is not taken / the
+            # loop runs zero times; persistables keep their scope value then, as with the interpreter
+            unset = []
             for n in writes:
-                emit(f"{v(n)} = _env[{n!r}]" if n in before else f"{v(n)} = _env.get({n!r}, _UNSET)", site)
-            emit("del _env")
-        else:
-            k = names.fresh(op.type)
-            glob[k] = opdef.bind(op.attrs)
-            args = []
-            for slot in opdef.inputs:
-                ns = op.inputs.get(slot.name, [])
-                if slot.duplicable:
-                    args.append("[" + ", ".join(v(n) for n in ns) + "]")
-                else:
-                    args.append(v(ns[0]) if ns else "None")
-            targets = []
-            for slot in opdef.outputs:
-                if slot.intermediate:
+                if n in definite or n in maybe:
                     continue
-                ns = op.outputs.get(slot.name, [])
-                if slot.duplicable:
-                    targets.append("[" + ", ".join(v(n) for n in ns) + "]" if ns else "_")
+                if n in bindings:
+                    emit(f"{v(n)} = B[{n!r}]._data")
+                    definite.add(n)
+                    continue
+                if persistable(n):
+                    emit(f"{v(n)} = S.get({n!r}, _UNSET)")
                 else:
-                    targets.append(v(ns[0]) if ns else "_")
-            call = f"{k}({', '.join(args)})"
-            if len(targets) == 1 and targets[0] == "_":
-                emit(call, site)
-            elif len(targets) == 1:
-                emit(f"{targets[0]} = {call}", site)
-            else:
-                emit(f"{', '.join(targets)} = {call}", site)
-        avail.update(writes)
-        dead = dies_after.get(i)
+                    unset.append(v(n))
+                maybe.add(n)
+            for k in range(0, len(unset), 8):
+                emit(" = ".join(unset[k:k + 8]) + " = _UNSET")
+        emit_op(op, opdef, kind, 1, definite)
+        if kind == "cf":
+            for n in writes:
+                if n not in definite:
+                    maybe.add(n)
+        dead = [n for n in dies_after.get(i, ()) if n in definite or n in maybe]
         if dead:
             emit("del " + ", ".join(v(n) for n in dead))
     for n in stores:
-        emit(f"B[{n!r}]._data = {v(n)}" if n in bindings else f"S[{n!r}] = {v(n)}")
+        dst = f"B[{n!r}]._data" if n in bindings else f"S[{n!r}]"
+        if n in definite:
+            emit(f"{dst} = {v(n)}")
+        else:
+            emit(f"if {v(n)} is not _UNSET: {dst} = {v(n)}")
     emit("return (" + "".join(f"{v(n)}, " for n in fetch_names).rstrip() + ")")
     source = "\n".join(lines) + "\n"
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
     code = compile(source, filename, "exec")
     exec(code, glob)
     return CompiledProgram(glob[fname], source, filename, line_ops, ops, tuple(used_feeds), fetch_names)
+
+
+class _Fallback(Exception):
+    """A control-flow op that cannot be compiled inline (it reads a name with no value yet)."""
+
+
+def _classify(op, opdef, scope_readers):
+    """How the generated code runs ``op``: 'cf' (conditional_block / while compiled inline), 'select'
+    (select_input inline), 'interp' (``OpDef.interpret`` on a dict env) or 'kernel'."""
+    if opdef.interpret is None:
+        return "kernel"
+    if op.type == "select_input":
+        if len(op.inputs.get("X", [])) == 2 and len(op.outputs.get("Out", [])) == 1:
+            return "select"
+    elif op.type in ("conditional_block", "while"):
+        scopes = op.outputs.get("Scope" if op.type == "conditional_block" else "StepScopes", [])
+        # a read step scope (a gradient op) needs what the interpreted op records per run/iteration
+        if (op.attrs.get("sub_block") is not None and not any(n in scope_readers for n in scopes)
+                and (op.type == "conditional_block" or op.inputs.get("Condition"))):
+            return "cf"
+    return "interp"
+
+
+def _cf_conds(op):
+    if op.type == "while":
+        return op.inputs["Condition"][:1]
+    return list(op.inputs.get("Cond", []))
+
+
+def _scalar_true(a, what):
+    a = np.asarray(a)
+    if a.size != 1:
+        raise ValueError(f"{what}: the condition must hold exactly one element, got shape {list(a.shape)}")
+    return bool(a.reshape(-1)[0])
+
+
+def _truth(a, what):
+    """The truth of a one-element condition (same checks and errors as the interpreted op)."""
+    try:
+        return bool(a.item())
+    except (AttributeError, ValueError):
+        return _scalar_true(a, what)
+
+
+def _all_true(conds, what):
+    return all([_scalar_true(c, what) for c in conds])
+
+
+def _no_value(op, name):
+    raise RuntimeError(f"op '{op.type}' reads variable '{name}', which has no value: it is not fed, "
+                       f"not computed by an earlier op and not in the scope{describe_site(op)}")
+
+
+def _nonempty(c):
+    return np.asarray(c).size > 0
+
+
+def _mask(m):
+    """select_input's Mask as 0 / 1 (other values are an error, as in the interpreted op)."""
+    try:
+        k = int(m.item())
+    except (AttributeError, ValueError):
+        k = int(np.asarray(m).reshape(-1)[0])
+    if not 0 <= k < 2:
+        raise IndexError(f"select_input: Mask is {k} but there are 2 inputs")
+    return k
 
 
 def _location(op):

@@ -1,0 +1,157 @@
+"""Static gradients of control flow: select_input, conditional_block and while.
+
+conditional_block and while get a grad sub-block holding the backward of their sub-block's ops;
+their grad ops (conditional_block_grad, while_grad in runtime/ops/control_flow.py) run it over the
+values the forward op saved in its Scope / StepScopes variable (per iteration for while).
+Forward values the grad sub-block reads are declared in it as data variables (is_data): their
+values come from the saved scope, not from an op of the block.
+"""
+from __future__ import annotations
+
+from .. import unique_name
+from ..dispatch import run_op
+from .backward import register_static_grad, sub_block_backward
+
+__all__ = []
+
+
+def _is_float(var):
+    return var is not None and var.dtype.np.kind in "fc"
+
+
+def _grad_var(block, var):
+    return block.create_var(name=unique_name.generate(var.name + "@GRAD"), shape=var.shape, dtype=var.dtype,
+                            stop_gradient=False)
+
+
+def _new_grad_block(program, fwd_block):
+    parent = program.current_block()
+    g = program._create_block(parent.idx)
+    g.forward_block_idx = fwd_block.idx
+    return parent, g
+
+
+def _mirror(gblock, fwd_block):
+    """Declare in ``gblock`` the forward variables its ops read that it cannot see (sub-block locals)."""
+    for op in gblock.ops:
+        for n in op.input_arg_names:
+            if gblock._find_var_recursive(n) is None:
+                v = fwd_block._find_var_recursive(n)
+                if v is None:
+                    raise RuntimeError(f"static backward: grad op '{op.type}' reads '{n}', which no block defines")
+                gblock.create_var(name=n, shape=v.shape, dtype=v.dtype, type=v.type, is_data=True,
+                                  stop_gradient=v.stop_gradient)
+
+
+# -- select_input ---------------------------------------------------------------------------------------
+
+def _select_input_grad(op, douts, bw):
+    dout = douts.get(op.outputs["Out"][0])
+    if dout is None:
+        return {}
+    mask = op.block._var_recursive(op.inputs["Mask"][0])
+    zero = run_op("fill_any_like", dout, value=0.0, dtype=-1)
+    names = op.inputs["X"]
+    res = {}
+    for k, n in enumerate(names):
+        # X[k] gets dout when Mask == k, zeros otherwise (select_input picks among the candidates)
+        cands = [dout if j == k else zero for j in range(len(names))]
+        res[n] = run_op("select_input", cands, mask)
+    return res
+
+
+register_static_grad("select_input", _select_input_grad, lambda op: op.inputs.get("X", []))
+
+
+# -- conditional_block ----------------------------------------------------------------------------------
+
+def _conditional_block_grad(op, douts, bw):
+    program = op.block.program
+    fwd = program.blocks[op.attrs["sub_block"]]
+    seeds = [(op.block._var_recursive(n), douts[n]) for n in op.outputs.get("Out", []) if n in douts]
+    if not seeds:
+        return {}
+    inputs = [n for n in op.inputs.get("Input", []) if _is_float(op.block._find_var_recursive(n))]
+    parent, gblock = _new_grad_block(program, fwd)
+    try:
+        grads = sub_block_backward(fwd, list(fwd.ops), seeds, inputs, bw.no_grad, gblock)
+        _mirror(gblock, fwd)
+    finally:
+        program.current_block_idx = parent.idx
+    names = [n for n in inputs if n in grads]
+    if not names:
+        return {}
+    outs = [_grad_var(parent, op.block._var_recursive(n)) for n in names]
+    parent.append_op("conditional_block_grad",
+                     {"Input": names, "Out@GRAD": [d for _, d in seeds], "Scope": op.outputs["Scope"]},
+                     {"Input@GRAD": outs},
+                     {"sub_block": gblock.idx, "grad_vars": [grads[n].name for n in names]})
+    return dict(zip(names, outs))
+
+
+register_static_grad("conditional_block", _conditional_block_grad, lambda op: op.inputs.get("Input", []))
+
+
+# -- while ----------------------------------------------------------------------------------------------
+
+def _loop_parts(op):
+    """(loop variables with their new-value names, body ops without the final assigns)."""
+    body = op.block.program.blocks[op.attrs["sub_block"]]
+    outs = set(op.outputs.get("Out", []))
+    new_of, ops = {}, []
+    for o in body.ops:
+        if o.type == "assign" and o.outputs.get("Out") and o.outputs["Out"][0] in outs:
+            new_of[o.outputs["Out"][0]] = o.inputs["X"][0]
+        else:
+            ops.append(o)
+    return body, new_of, ops
+
+
+def _while_grad_inputs(op):
+    outs = [n for n in op.outputs.get("Out", []) if _is_float(op.block._find_var_recursive(n))]
+    return list(op.inputs.get("X", [])) + [n for n in outs if n not in op.inputs.get("X", [])]
+
+
+def _while_grad(op, douts, bw):
+    program = op.block.program
+    body, new_of, ops = _loop_parts(op)
+    blk = op.block
+    for o in ops:
+        for n in o.output_arg_names:
+            if n in new_of or (n in op.outputs.get("Out", []) and bw._requires(n)):
+                raise NotImplementedError(f"static backward: the while body writes loop variable '{n}' with a "
+                                          f"'{o.type}' op; gradients need the final assigns of while_loop")
+    loop = [n for n in op.outputs.get("Out", []) if n in new_of and bw._requires(n)]
+    others = [n for n in op.inputs.get("X", []) if n not in new_of and bw._requires(n)]
+    if not loop and not others:
+        return {}
+    parent, gblock = _new_grad_block(program, body)
+    try:
+        carry_in = {n: gblock.create_var(name=unique_name.generate(n + "@GRAD@carry"),
+                                         shape=blk._var_recursive(n).shape, dtype=blk._var_recursive(n).dtype,
+                                         is_data=True, stop_gradient=False) for n in loop}
+        seeds = [(body._var_recursive(new_of[n]), carry_in[n]) for n in loop]
+        grads = sub_block_backward(body, ops, seeds, loop + others, bw.no_grad, gblock)
+        _mirror(gblock, body)
+    finally:
+        program.current_block_idx = parent.idx
+    other_names = [n for n in others if n in grads]
+    if not loop and not other_names:
+        return {}
+    douts_in = []
+    for n in loop:
+        d = douts.get(n)
+        if d is None:
+            d = run_op("fill_any_like", blk._var_recursive(n), value=0.0, dtype=-1)
+        douts_in.append(d)
+    names = loop + other_names
+    outs = [_grad_var(parent, blk._var_recursive(n)) for n in names]
+    parent.append_op("while_grad", {"X": names, "Out@GRAD": douts_in, "StepScopes": op.outputs["StepScopes"]},
+                     {"X@GRAD": outs},
+                     {"sub_block": gblock.idx, "carry_in": [carry_in[n].name for n in loop],
+                      "carry_out": [grads[n].name if n in grads else "" for n in loop],
+                      "x_grads": [grads[n].name for n in other_names]})
+    return dict(zip(names, outs))
+
+
+register_static_grad("while", _while_grad, _while_grad_inputs)
