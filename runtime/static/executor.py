@@ -59,6 +59,11 @@ class Executor:
         else:
             fetch_names = (_fetch_name(fetch_list),)
         feed = self._check_feed(program, feed) if feed else {}
+        sched = getattr(program, "lr_scheduler", None)
+        if sched is not None:
+            # as in Paddle: the learning-rate variable takes the scheduler's current value each run
+            scope.vars[sched._var_name] = np.asarray(sched(), dtype=np.float32).reshape(
+                scope.vars[sched._var_name].shape if sched._var_name in scope.vars else ())
         if self.backend == "interpreter":
             outs = self._run_interpreter(program, feed, fetch_names, scope, use_prune)
         else:
