@@ -46,6 +46,9 @@ class RNNCellBase(Layer):
         while isinstance(ref, (list, tuple)):
             ref = ref[0]
         batch = ref.shape[batch_dim_idx]
+        if batch < 0:
+            # unknown batch size in a static Program: read it at run time
+            batch = paddle.shape(ref)[batch_dim_idx]
         shape = self.state_shape if shape is None else shape
         dtype = ref.dtype if dtype is None else dtype
 
@@ -350,6 +353,8 @@ class RNNBase(Layer):
         out_size = self.proj_size or self.hidden_size
         if initial_states is None:
             ref_batch = inputs.shape[batch_index]
+            if ref_batch < 0:
+                ref_batch = paddle.shape(inputs)[batch_index]   # static Program, batch known at run time
             h = paddle.zeros([n, ref_batch, out_size], dtype=inputs.dtype)
             if self.state_components == 2:
                 initial_states = (h, paddle.zeros([n, ref_batch, self.hidden_size], dtype=inputs.dtype))
