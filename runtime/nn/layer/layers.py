@@ -347,20 +347,24 @@ class Layer:
 
     def named_parameters(self, prefix="", include_sublayers=True, remove_duplicate=True):
         """Iterate over ``(dotted_name, parameter)``: this layer's own first, then each sublayer's."""
+        return self._named_members("_parameters", prefix, include_sublayers, remove_duplicate)
+
+    def _named_members(self, table, prefix, include_sublayers, remove_duplicate):
+        """``(dotted_name, value)`` for the entries of each layer's ``table`` dict (parameters or buffers)."""
         seen = set()
         if include_sublayers:
             layers = self.named_sublayers(prefix=prefix, include_self=True, remove_duplicate=remove_duplicate)
         else:
             layers = [(prefix, self)]
         for layer_prefix, layer in layers:
-            for key, param in layer._parameters.items():
-                if param is None:
+            for key, value in getattr(layer, table).items():
+                if value is None:
                     continue
                 if remove_duplicate:
-                    if id(param) in seen:
+                    if id(value) in seen:
                         continue
-                    seen.add(id(param))
-                yield layer_prefix + ("." if layer_prefix else "") + key, param
+                    seen.add(id(value))
+                yield layer_prefix + ("." if layer_prefix else "") + key, value
 
     def parameters(self, include_sublayers=True):
         """Every parameter as a list, in registration order (each shared parameter once)."""
@@ -428,20 +432,7 @@ class Layer:
 
     def named_buffers(self, prefix="", include_sublayers=True, remove_duplicate=True):
         """Iterate over ``(dotted_name, buffer)`` (persistable or not)."""
-        seen = set()
-        if include_sublayers:
-            layers = self.named_sublayers(prefix=prefix, include_self=True, remove_duplicate=remove_duplicate)
-        else:
-            layers = [(prefix, self)]
-        for layer_prefix, layer in layers:
-            for key, buf in layer._buffers.items():
-                if buf is None:
-                    continue
-                if remove_duplicate:
-                    if id(buf) in seen:
-                        continue
-                    seen.add(id(buf))
-                yield layer_prefix + ("." if layer_prefix else "") + key, buf
+        return self._named_members("_buffers", prefix, include_sublayers, remove_duplicate)
 
     def buffers(self, include_sublayers=True):
         return [b for _, b in self.named_buffers(include_sublayers=include_sublayers)]
