@@ -55,6 +55,10 @@ class ClipGradBase:
             return self._dygraph_clip(list(params_grads))
 
     def _dygraph_clip(self, params_grads):
+        """Clip each gradient on its own (strategies that look at all grads together override this)."""
+        return [(p, self._clip_one(g) if _needs_clip(p, g) else g) for p, g in params_grads]
+
+    def _clip_one(self, g):
         raise NotImplementedError
 
 
@@ -77,14 +81,8 @@ class ClipGradByValue(ClipGradBase):
     def __str__(self):
         return f"Clip Gradient By Value, min = {self.min:f}, max={self.max:f}"
 
-    def _dygraph_clip(self, params_grads):
-        out = []
-        for p, g in params_grads:
-            if not _needs_clip(p, g):
-                out.append((p, g))
-                continue
-            out.append((p, _clamp(g, self.min, self.max)))
-        return out
+    def _clip_one(self, g):
+        return _clamp(g, self.min, self.max)
 
 
 def _clamp(g, lo, hi):
@@ -101,14 +99,8 @@ class ClipGradByNorm(ClipGradBase):
     def __str__(self):
         return f"Gradient Clip By Norm, clip_norm={self.clip_norm:f}"
 
-    def _dygraph_clip(self, params_grads):
-        out = []
-        for p, g in params_grads:
-            if not _needs_clip(p, g):
-                out.append((p, g))
-                continue
-            out.append((p, run_op("clip_by_norm", g, max_norm=self.clip_norm)))
-        return out
+    def _clip_one(self, g):
+        return run_op("clip_by_norm", g, max_norm=self.clip_norm)
 
 
 def _global_norm(grads):
