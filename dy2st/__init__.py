@@ -40,3 +40,6 @@ def _alias_submodules():
 
 
 _alias_submodules()
+
+# the compiler's public modules
+from . import jit  # noqa: E402,F401

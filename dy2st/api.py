@@ -1,0 +1,60 @@
+"""``paddle.jit.to_static`` and its companions: not_to_static, enable_to_static, ignore_module."""
+from __future__ import annotations
+
+import types
+
+from .call_conversion import ignore_module  # noqa: F401
+from .static_function import StaticFunction, enable_to_static  # noqa: F401
+
+__all__ = ["to_static", "not_to_static", "enable_to_static", "ignore_module"]
+
+
+def to_static(function=None, input_spec=None, build_strategy=None, full_graph=True, **kwargs):
+    """Convert a function, a Layer method or a whole Layer into a static Program.
+
+    Usable as ``@to_static``, ``@to_static(input_spec=[...])``, ``to_static(fn)`` and
+    ``to_static(layer)`` (which converts ``layer.forward`` in place and returns the layer).
+    ``fallback=True`` runs the function eagerly, with a warning, if it cannot be converted.
+    ``build_strategy`` and ``full_graph`` are accepted for compatibility (we always convert
+    the whole function from its source, Paddle's AST mode).
+    """
+    fallback = bool(kwargs.pop("fallback", False))
+    kwargs.pop("backend", None)
+    if kwargs:
+        raise TypeError(f"to_static() got unexpected keyword arguments {sorted(kwargs)}")
+
+    def decorate(fn):
+        from runtime.nn.layer.layers import Layer
+        if isinstance(fn, Layer):
+            layer = fn
+            forward = type(layer).forward
+            if isinstance(forward, StaticFunction):
+                forward = forward.dygraph_function
+            sf = StaticFunction(forward, input_spec, build_strategy, full_graph, fallback)
+            layer.__dict__["forward"] = sf.__get__(layer)
+            return layer
+        if isinstance(fn, StaticFunction):
+            return fn
+        if isinstance(fn, types.MethodType):
+            sf = StaticFunction(fn.__func__, input_spec, build_strategy, full_graph, fallback)
+            return sf.__get__(fn.__self__)
+        if not callable(fn):
+            raise TypeError(f"to_static: expected a function, a method or a Layer, got {type(fn).__name__}")
+        return StaticFunction(fn, input_spec, build_strategy, full_graph, fallback)
+
+    if function is not None:
+        return decorate(function)
+    return decorate
+
+
+def not_to_static(func=None):
+    """Mark ``func`` so converted code calls it as it is (no conversion of its body)."""
+    if func is None:
+        return not_to_static
+    if isinstance(func, StaticFunction):
+        func = func.dygraph_function
+    try:
+        func._dy2st_not_to_static = True
+    except AttributeError:
+        pass
+    return func

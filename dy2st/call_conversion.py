@@ -1,0 +1,151 @@
+"""``_jst.Call(f)``: what a call in converted code really calls.
+
+- user functions and methods: their converted versions (recursively, cached per code
+  object), so control flow inside callees is staged too;
+- Layers whose ``forward`` is user code (and containers of them): called through the Layer
+  machinery (hooks included) with the converted forward;
+- builtins with tensor meaning (``print``, ``len``, ``int``, ``float``, ``bool``, ``range``,
+  ``enumerate``): their converters;
+- ``paddle.stack`` / ``paddle.concat`` on lists built in tensor loops: tensor-array reads;
+- ``Variable.numpy()``: the Variable itself (so ``if x.numpy() > 0`` still stages a cond);
+- everything else (framework and numpy functions, classes, builtins, functions marked
+  ``not_to_static``, modules given to ``ignore_module``) unchanged.
+"""
+from __future__ import annotations
+
+import builtins
+import functools
+import inspect
+import types
+
+from runtime.static.program import Variable
+
+_BUILTIN_MODULE_PREFIXES = ("runtime", "dy2st", "numpy", "builtins", "gast", "astor", "functools", "itertools",
+                            "collections", "typing", "abc", "math", "copy", "re", "os", "sys", "inspect", "warnings",
+                            "contextlib", "logging", "enum", "dataclasses", "random", "_", "paddle", "torch", "scipy")
+_ignored_modules = set()
+
+
+def ignore_module(modules):
+    """``paddle.jit.ignore_module``: functions from these modules are never converted."""
+    for m in modules:
+        _ignored_modules.add(m.__name__ if isinstance(m, types.ModuleType) else str(m))
+
+
+def _is_library(fn):
+    mod = getattr(fn, "__module__", None) or ""
+    root = mod.split(".")[0]
+    if mod in _ignored_modules or root in _ignored_modules or any(mod.startswith(m + ".") for m in _ignored_modules):
+        return True
+    if root in ("runtime", "dy2st") and not mod.startswith("dy2st.examples"):
+        return True
+    return root in _BUILTIN_MODULE_PREFIXES and root not in ("__main__",)
+
+
+def _builtin_converters():
+    from . import convert_ops as c
+    return {builtins.print: c.convert_print, builtins.len: c.convert_len, builtins.int: c.convert_int,
+            builtins.float: c.convert_float, builtins.bool: c.convert_bool, builtins.range: c.convert_range,
+            builtins.enumerate: c.convert_enumerate}
+
+
+_BUILTINS = None
+
+
+def _array_aware(fn, use_stack):
+    @functools.wraps(fn)
+    def wrapper(x, axis=0, name=None):
+        from .loop_lowering import TensorArrayList
+        if isinstance(x, TensorArrayList):
+            return x.to_tensor(axis=axis, use_stack=use_stack)
+        return fn(x, axis=axis, name=name)
+    return wrapper
+
+
+def Call(f):
+    global _BUILTINS
+    if _BUILTINS is None:
+        _BUILTINS = _builtin_converters()
+    try:
+        conv = _BUILTINS.get(f)
+    except TypeError:   # unhashable callables
+        conv = None
+    if conv is not None:
+        return conv
+    from .static_function import StaticFunction
+    if isinstance(f, StaticFunction):
+        # a to_static function called from converted code: inline its converted body
+        return f._converted_callable()
+    if getattr(f, "_dy2st_not_to_static", False):
+        return f
+    if isinstance(f, types.MethodType):
+        self_, func = f.__self__, f.__func__
+        if isinstance(self_, Variable) and func.__name__ == "numpy":
+            return lambda: self_
+        if getattr(func, "_dy2st_not_to_static", False) or _is_library(func) or not _convertible(func):
+            return f
+        from .conversion import convert_function
+        return types.MethodType(convert_function(func), self_)
+    if isinstance(f, functools.partial):
+        return functools.partial(Call(f.func), *f.args, **f.keywords)
+    from runtime.nn.layer.layers import Layer
+    if isinstance(f, Layer):
+        return _layer_call(f)
+    if isinstance(f, types.FunctionType):
+        if _is_library(f):
+            return _library_function(f)
+        if not _convertible(f):
+            return f
+        from .conversion import convert_function
+        return convert_function(f)
+    return f
+
+
+def _library_function(f):
+    mod = getattr(f, "__module__", "") or ""
+    if mod.startswith("runtime") and f.__name__ in ("stack", "concat"):
+        return _array_aware(f, f.__name__ == "stack")
+    return f
+
+
+def _convertible(fn):
+    if fn.__name__ == "<lambda>":
+        return False
+    code = getattr(fn, "__code__", None)
+    if code is None:
+        return False
+    if code.co_flags & (inspect.CO_GENERATOR | inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR):
+        return False
+    return True
+
+
+def _layer_call(layer):
+    """Call ``layer`` with hooks, running a converted forward when its forward is user code."""
+    forward = type(layer).forward
+    from .static_function import StaticFunction
+    if isinstance(forward, StaticFunction):
+        fwd_fn = forward._converted_callable_unbound()
+    elif _is_library(forward) and not _is_container(layer):
+        return layer
+    elif getattr(forward, "_dy2st_not_to_static", False) or not _convertible(forward):
+        return layer
+    else:
+        from .conversion import convert_function
+        fwd_fn = convert_function(forward)
+
+    def call(*args, **kwargs):
+        saved = layer.__dict__.get("forward")
+        layer.__dict__["forward"] = types.MethodType(fwd_fn, layer)
+        try:
+            return layer(*args, **kwargs)
+        finally:
+            if saved is None:
+                del layer.__dict__["forward"]
+            else:
+                layer.__dict__["forward"] = saved
+    return call
+
+
+def _is_container(layer):
+    from runtime.nn.layer.container import LayerDict, LayerList, Sequential
+    return isinstance(layer, (Sequential, LayerList, LayerDict))

@@ -1,0 +1,254 @@
+"""Static lowering of a converted ``if`` whose predicate is a Variable.
+
+The converted code hands us the two branches as functions that change the enclosing
+function's variables (through ``nonlocal``), plus ``get``/``set`` functions over those
+variables (the *state*). Both branches are traced into sub-blocks from the same starting
+state; then each output variable (state that is live after the ``if``) is reconciled:
+
+- a Variable (or a Python number, or an eager tensor) on both sides: each branch hands its
+  value out with a final ``assign`` and one ``select_input`` picks the taken one — Paddle's
+  exact pattern (FORMATS.md 7.1: conditional_block, logical_not, conditional_block, cast,
+  select_input), so real Paddle loads our files;
+- the same Python value on both sides (a flag that did not change, a string, a Layer): kept
+  as that Python value, no op;
+- defined on one side only, or conflicting Python values: the variable becomes an
+  `UndefinedVar` that explains itself if it is used later (Python would fail there too when
+  the other branch runs).
+
+Return values (the ``_dy2st_retval`` variables made by the return transformer) may be unset
+on the path that has not returned yet: that side gets a zero placeholder of the same
+structure (never observed, the return flag guards it); different structures on the two
+sides are an error naming both.
+"""
+from __future__ import annotations
+
+import contextlib
+
+import numpy as np
+
+from runtime import unique_name
+from runtime.dispatch import run_op
+from runtime.static.builder import as_variable
+from runtime.static.control_flow import _append_cond_block, _scope_var, flatten, pack
+from runtime.static.program import Variable, default_main_program
+from runtime.tensor import Tensor
+
+from .errors import where_text
+from .undefined import UndefinedVar, is_undefined
+
+RETVAL_PREFIX = "_dy2st_retval"
+
+
+@contextlib.contextmanager
+def in_block(program, block):
+    """Build ops into ``block`` (an existing sub-block) for a while."""
+    saved = program.current_block_idx
+    program.current_block_idx = block.idx
+    try:
+        yield block
+    finally:
+        program.current_block_idx = saved
+
+
+def is_tensorish(v):
+    return isinstance(v, (Variable, Tensor))
+
+
+def is_number(v):
+    return isinstance(v, (bool, int, float, np.bool_, np.integer, np.floating)) and not isinstance(v, np.ndarray)
+
+
+def same_python_value(a, b):
+    if a is b:
+        return True
+    if is_number(a) and is_number(b):
+        return type(a) is type(b) and a == b
+    if isinstance(a, str) and isinstance(b, str):
+        return a == b
+    return False
+
+
+def constant_like(value, like):
+    """A constant Variable holding Python number ``value``, in ``like``'s dtype when given."""
+    if like is not None:
+        return run_op("fill_constant", dtype=like.dtype.proto, shape=[1] if len(like.shape) == 1 else [],
+                      value=float(value), str_value=str(value))
+    return as_variable(default_main_program().current_block(), value)
+
+
+def placeholder_like(v):
+    """A zero value with ``v``'s dtype and shape (unknown dims as 1): a stand-in never read."""
+    if isinstance(v, (Variable, Tensor)):
+        shape = [1 if d < 0 else d for d in v.shape]
+        return run_op("fill_constant", dtype=v.dtype.proto, shape=shape, value=0.0, str_value="0")
+    if is_number(v):
+        return type(v)(0)
+    return None
+
+
+def _leaves_match(a, b):
+    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
+        return len(a) == len(b) and all(_leaves_match(x, y) for x, y in zip(a, b))
+    if isinstance(a, dict) and isinstance(b, dict):
+        return sorted(a) == sorted(b) and all(_leaves_match(a[k], b[k]) for k in a)
+    return not isinstance(a, (list, tuple, dict)) and not isinstance(b, (list, tuple, dict))
+
+
+def describe_structure(v):
+    if isinstance(v, tuple):
+        return f"{len(v)} values"
+    if isinstance(v, list):
+        return f"a list of {len(v)}"
+    if isinstance(v, dict):
+        return f"a dict with keys {sorted(v)}"
+    if is_undefined(v):
+        return "nothing"
+    return "1 value"
+
+
+class _Pending:
+    """One output leaf that needs select_input: its value in each branch block."""
+    __slots__ = ("t", "f", "name")
+
+    def __init__(self, t, f, name):
+        self.t, self.f, self.name = t, f, name
+
+
+def static_ifelse(pred, true_fn, false_fn, get, set_, names, outputs, where):
+    program = default_main_program()
+    parent = program.current_block()
+    init = tuple(get())
+    branches = []
+    for fn in (true_fn, false_fn):
+        set_(init)
+        blk = program._create_block()
+        try:
+            if fn is not None:
+                fn()
+            vals = tuple(get())
+        finally:
+            program._rollback()
+        branches.append((blk, vals))
+    (t_blk, t_vals), (f_blk, f_vals) = branches
+
+    final = list(init)
+    pending = []
+    plans = {}
+    for i, name in enumerate(names):
+        if not outputs[i]:
+            continue
+        plans[i] = _plan(program, name, t_vals[i], f_vals[i], t_blk, f_blk, where, pending)
+
+    # hand results out of each block (final assigns), then the op pattern in the parent
+    t_outs, f_outs = [], []
+    for p in pending:
+        t_outs.append(_export(t_blk, p.t))
+        f_outs.append(_export(f_blk, p.f))
+    _append_cond_block(program, parent, pred, t_blk, t_outs)
+    not_pred = run_op("logical_not", pred)
+    _append_cond_block(program, parent, not_pred, f_blk, f_outs)
+    if pending:
+        mask = run_op("cast", pred, in_dtype=0, out_dtype=2)
+        for p, tv, fv in zip(pending, t_outs, f_outs):
+            out = run_op("select_input", [fv, tv], mask)
+            out.stop_gradient = tv.stop_gradient and fv.stop_gradient
+            p.name = out   # reuse the slot for the merged Variable
+    for i, plan in plans.items():
+        final[i] = plan()
+    set_(tuple(final))
+
+
+def _export(block, v):
+    o = block.parent_block.create_var(name=unique_name.generate("_generated_var"), shape=v.shape, dtype=v.dtype,
+                                      stop_gradient=v.stop_gradient)
+    block.append_op("assign", {"X": [v]}, {"Out": [o]})
+    return o
+
+
+def _plan(program, name, tv, fv, t_blk, f_blk, where, pending):
+    """Decide how output ``name`` merges; returns a thunk giving its value after the if."""
+    is_ret = name.startswith(RETVAL_PREFIX)
+    t_undef, f_undef = is_undefined(tv), is_undefined(fv)
+    if t_undef and f_undef:
+        return lambda: tv
+    if t_undef or f_undef:
+        if is_ret:
+            # the path that has not returned yet: a placeholder of the other side's structure
+            if t_undef:
+                with in_block(program, t_blk):
+                    tv = _placeholder_structure(fv)
+            else:
+                with in_block(program, f_blk):
+                    fv = _placeholder_structure(tv)
+        else:
+            side = "true" if f_undef else "false"
+            other = "false" if f_undef else "true"
+            return lambda: UndefinedVar(name, f"it is assigned only in the {side} branch of the tensor-dependent "
+                                              f"if at {where_text(where)}: after the if it is undefined when the "
+                                              f"{other} branch runs. Assign it before the if or in both branches")
+    if not _leaves_match(tv, fv):
+        if is_ret:
+            raise ValueError(f"the function returns {describe_structure(tv)} on the true branch but "
+                             f"{describe_structure(fv)} on the false branch of the tensor-dependent if at "
+                             f"{where_text(where)}; every return under a tensor condition must return the same "
+                             "structure (pad with placeholder tensors, or return a tuple of the same length)")
+        return lambda: UndefinedVar(name, f"it holds {describe_structure(tv)} in the true branch but "
+                                          f"{describe_structure(fv)} in the false branch of the tensor-dependent if "
+                                          f"at {where_text(where)}")
+    t_leaves, f_leaves = flatten(tv), flatten(fv)
+    results = []
+    for a, b in zip(t_leaves, f_leaves):
+        if not is_tensorish(a) and not is_tensorish(b):
+            if same_python_value(a, b):
+                results.append(a)
+                continue
+            if is_number(a) and is_number(b):
+                with in_block(program, t_blk):
+                    a = as_variable(t_blk, a)
+                with in_block(program, f_blk):
+                    b = as_variable(f_blk, b)
+            else:
+                bad = (f"it is {_pyval(a)} in the true branch but {_pyval(b)} in the false branch of the "
+                       f"tensor-dependent if at {where_text(where)}; a Program can only choose between tensors")
+                results.append(UndefinedVar(name, bad))
+                continue
+        if isinstance(a, Tensor) and isinstance(b, Tensor) and a is b:
+            results.append(a)
+            continue
+        if a is None or b is None or is_undefined(a) or is_undefined(b):
+            results.append(UndefinedVar(name, f"it is {_pyval(a)} in the true branch but {_pyval(b)} in the false "
+                                              f"branch of the tensor-dependent if at {where_text(where)}"))
+            continue
+        like = a if is_tensorish(a) else b
+        with in_block(program, t_blk):
+            a = constant_like(a, like) if is_number(a) else as_variable(t_blk, a)
+        with in_block(program, f_blk):
+            b = constant_like(b, like) if is_number(b) else as_variable(f_blk, b)
+        if a.dtype != b.dtype:
+            raise TypeError(f"variable '{_user_name(name)}' is a {a.dtype.name} tensor in the true branch but a "
+                            f"{b.dtype.name} tensor in the false branch of the tensor-dependent if at "
+                            f"{where_text(where)}; cast one side (e.g. x.astype('{a.dtype.name}'))")
+        p = _Pending(a, b, name)
+        pending.append(p)
+        results.append(p)
+    return lambda: pack(tv, [r.name if isinstance(r, _Pending) else r for r in results])
+
+
+def _placeholder_structure(v):
+    leaves = flatten(v)
+    return pack(v, [placeholder_like(x) for x in leaves])
+
+
+def _pyval(v):
+    if v is None:
+        return "None"
+    if is_undefined(v):
+        return "undefined"
+    if is_tensorish(v):
+        return "a Tensor"
+    r = repr(v)
+    return f"{type(v).__name__} {r if len(r) < 40 else r[:37] + '...'}"
+
+
+def _user_name(name):
+    return "the return value" if name.startswith(RETVAL_PREFIX) else name

@@ -1,0 +1,264 @@
+"""Runtime helpers that converted code calls (imported there as ``_jst``).
+
+Each helper looks at its operands when it runs: a static `Variable` (we are tracing a
+Program) builds static control flow or ops; anything else runs plain Python, so converted
+code also runs eagerly and on Python values. See `dy2st.transformers` for the code that
+calls these.
+"""
+from __future__ import annotations
+
+import builtins
+
+import numpy as np
+
+from runtime.dispatch import run_op
+from runtime.framework import state
+from runtime.static.builder import as_variable
+from runtime.static.program import Variable, default_main_program
+from runtime.tensor import Tensor
+
+from . import cond_lowering, loop_lowering
+from .call_conversion import Call  # noqa: F401  (used by converted code)
+from .errors import where_text
+from .loop_lowering import StaticEnumerate, StaticRange, TensorArrayList
+from .undefined import UndefinedVar, is_undefined  # noqa: F401
+
+__all__ = ["convert_ifelse", "convert_ifexp", "convert_while_loop", "convert_for_loop", "convert_logical_and",
+           "convert_logical_or", "convert_logical_not", "convert_assert", "convert_print", "convert_len",
+           "convert_int", "convert_float", "convert_bool", "convert_shape", "convert_range", "convert_enumerate",
+           "return_value", "python_bool", "UndefinedVar", "Call"]
+
+
+def _is_var(x):
+    return isinstance(x, Variable)
+
+
+def _py_truth(pred, where):
+    if isinstance(pred, Tensor):
+        return bool(pred)
+    if isinstance(pred, TensorArrayList):
+        raise TypeError(f"the truth value of a list built in a tensor loop is not known while tracing "
+                        f"({where_text(where)})")
+    return bool(pred)
+
+
+# -- if / ternary ---------------------------------------------------------------------------------------------
+
+def convert_ifelse(pred, true_fn, false_fn, get, set_, names, outputs, where=None):
+    """``if pred: true_fn() else: false_fn()``; the branches change the caller's state."""
+    if _is_var(pred):
+        pred = _scalar_bool(pred, "if", where)
+        cond_lowering.static_ifelse(pred, true_fn, false_fn, get, set_, names, outputs, where)
+        return
+    if _py_truth(pred, where):
+        true_fn()
+    elif false_fn is not None:
+        false_fn()
+
+
+def convert_ifexp(pred, true_fn, false_fn, where=None):
+    """``true_fn() if pred else false_fn()``."""
+    if not _is_var(pred):
+        return true_fn() if _py_truth(pred, where) else false_fn()
+    box = [UndefinedVar("<ternary>")]
+
+    def get():
+        return (box[0],)
+
+    def set_(v):
+        box[0] = v[0]
+
+    def t():
+        box[0] = true_fn()
+
+    def f():
+        box[0] = false_fn()
+    cond_lowering.static_ifelse(_scalar_bool(pred, "conditional expression", where), t, f, get, set_,
+                                ("_dy2st_retval_ternary",), (True,), where)
+    return box[0]
+
+
+def _scalar_bool(pred, what, where):
+    if pred.dtype.name != "bool":
+        pred = run_op("cast", pred, in_dtype=pred.dtype.proto, out_dtype=0)
+    if any(d > 1 for d in pred.shape) or any(d < 0 for d in pred.shape):
+        if any(d < 0 for d in pred.shape) and len(pred.shape) == 1:
+            return pred   # [-1] may hold one element; checked when the op runs
+        raise ValueError(f"the condition of the {what} at {where_text(where)} is a tensor of shape {pred.shape}; "
+                         "it must hold exactly one element (use paddle.all(x) or paddle.any(x))")
+    return pred
+
+
+# -- loops ----------------------------------------------------------------------------------------------------
+
+def convert_while_loop(cond_fn, body_fn, get, set_, names, loop_mask, where=None):
+    """``while cond_fn(): body_fn()``: Python while the condition is a Python value; a while op
+    from the first time it is a Variable."""
+    while True:
+        c = cond_fn()
+        if _is_var(c):
+            loop_lowering.static_while(cond_fn, body_fn, get, set_, names, loop_mask, where, first_cond=c)
+            return
+        if not _py_truth(c, where):
+            return
+        body_fn()
+
+
+def convert_for_loop(iterable, body_fn, get, set_, names, loop_mask, where=None, extra_test=None):
+    """``for item in iterable: body_fn(item)`` with an optional ``extra_test`` (break/return flags)."""
+    if isinstance(iterable, (StaticRange, StaticEnumerate)) or _is_var(iterable):
+        loop_lowering.static_for(iterable, body_fn, get, set_, names, loop_mask, where, extra_test)
+        return
+    if isinstance(iterable, TensorArrayList):
+        raise TypeError(f"iterating over a list built in a tensor loop is not supported ({where_text(where)}); "
+                        "stack it first with paddle.stack")
+    for item in iterable:
+        if extra_test is not None:
+            t = extra_test()
+            if _is_var(t):
+                # a break under a tensor condition in an unrolled loop: guard the remaining iterations
+                convert_ifelse(t, lambda item=item: body_fn(item), None, get, set_, names, loop_mask, where)
+                continue
+            if not _py_truth(t, where):
+                break
+        body_fn(item)
+
+
+def convert_range(*args):
+    if any(_is_var(a) for a in args):
+        if len(args) == 1:
+            return StaticRange(0, args[0], 1)
+        return StaticRange(args[0], args[1], args[2] if len(args) > 2 else 1)
+    return builtins.range(*[a.__index__() if isinstance(a, Tensor) else a for a in args])
+
+
+def convert_enumerate(iterable, start=0):
+    if _is_var(iterable) or isinstance(iterable, StaticRange):
+        return StaticEnumerate(iterable, start)
+    return builtins.enumerate(iterable, start)
+
+
+# -- logic ----------------------------------------------------------------------------------------------------
+
+def _as_bool_var(x):
+    if _is_var(x):
+        return x if x.dtype.name == "bool" else run_op("cast", x, in_dtype=x.dtype.proto, out_dtype=0)
+    return as_variable(default_main_program().current_block(), np.array(bool(x)))
+
+
+def convert_logical_and(lhs_fn, rhs_fn):
+    """``lhs and rhs``: logical_and when a side is a Variable, Python short-circuit otherwise."""
+    lhs = lhs_fn()
+    if not _is_var(lhs):
+        return rhs_fn() if lhs else lhs
+    return run_op("logical_and", _as_bool_var(lhs), _as_bool_var(rhs_fn()))
+
+
+def convert_logical_or(lhs_fn, rhs_fn):
+    lhs = lhs_fn()
+    if not _is_var(lhs):
+        return lhs if lhs else rhs_fn()
+    rhs = rhs_fn()
+    return run_op("logical_or", _as_bool_var(lhs), _as_bool_var(rhs))
+
+
+def convert_logical_not(x):
+    if _is_var(x):
+        return run_op("logical_not", _as_bool_var(x))
+    return not x
+
+
+def python_bool(x, what, where=None):
+    """A condition where only Python values can work (inside a generator)."""
+    if _is_var(x):
+        raise TypeError(f"a tensor-dependent {what} at {where_text(where)} cannot be converted: the function is a "
+                        "generator (it uses yield), and yield cannot be staged into a Program. Move the "
+                        "tensor-dependent control flow into a separate function")
+    return x
+
+
+# -- assert / print -------------------------------------------------------------------------------------------
+
+def convert_assert(cond, message_fn=None, where=None):
+    if _is_var(cond):
+        from runtime.static.control_flow import Assert
+        Assert(_as_bool_var(cond) if cond.dtype.name != "bool" else cond)
+        return
+    if isinstance(cond, Tensor):
+        cond = bool(cond.all()) if cond.size > 1 else bool(cond)
+    if not cond:
+        raise AssertionError(message_fn() if message_fn is not None else "")
+
+
+def convert_print(*args, **kwargs):
+    """``print``: tensors being traced are printed by a print op each time the Program runs."""
+    if not any(_is_var(a) for a in args):
+        return builtins.print(*args, **kwargs)
+    from runtime.static.control_flow import Print
+    for a in args:
+        if _is_var(a):
+            Print(a)
+        else:
+            builtins.print(a, **{k: v for k, v in kwargs.items() if k in ("sep", "end", "file", "flush")})
+
+
+# -- casts, len, shape -------------------------------------------------------------------------------------
+
+def _cast(x, dtype_code):
+    return run_op("cast", x, in_dtype=x.dtype.proto, out_dtype=dtype_code)
+
+
+def convert_int(x=0, *args):
+    if _is_var(x):
+        return _cast(x, 3)
+    return builtins.int(x, *args)
+
+
+def convert_float(x=0.0):
+    if _is_var(x):
+        return _cast(x, 5)
+    return builtins.float(x)
+
+
+def convert_bool(x=False):
+    if _is_var(x):
+        return _cast(x, 0)
+    return builtins.bool(x)
+
+
+def convert_len(x):
+    if _is_var(x):
+        if x.type != 7 and x.shape and x.shape[0] >= 0:   # LOD_TENSOR with a known first dim
+            return x.shape[0]
+        if not x.shape and x.type == 7:
+            raise TypeError(f"len() of a 0-D tensor '{x.name}'")
+        from runtime.static.program import VarType
+        if x.type == VarType.LOD_TENSOR_ARRAY:
+            return run_op("lod_array_length", x)
+        shp = run_op("shape", x)
+        return run_op("slice", shp, axes=[0], starts=[0], ends=[1], infer_flags=[1], decrease_axis=[0])
+    if isinstance(x, TensorArrayList):
+        return x.length()
+    return builtins.len(x)
+
+
+def convert_shape(x):
+    """``x.shape``: for a Variable, a list of ints for known dims and int32 tensors for unknown ones."""
+    if _is_var(x) and any(d < 0 for d in x.shape):
+        shp = None
+        out = []
+        for k, d in enumerate(x.shape):
+            if d >= 0:
+                out.append(d)
+            else:
+                shp = run_op("shape", x) if shp is None else shp
+                out.append(run_op("slice", shp, axes=[0], starts=[k], ends=[k + 1], infer_flags=[1],
+                                  decrease_axis=[0]))
+        return out
+    return x.shape
+
+
+def return_value(v):
+    """The final ``return``: None when no return statement ran."""
+    return None if is_undefined(v) else v
+

@@ -1,0 +1,92 @@
+"""``while`` and ``for`` loops become ``_jst.convert_while_loop`` / ``convert_for_loop``.
+
+Before::
+
+    i = 0
+    while i < n:
+        s = s + x[i]
+        i += 1
+
+After::
+
+    i = 0
+    def _dy2st_cond_1():
+        return i < n
+    def _dy2st_body_2():
+        nonlocal i, s
+        s = s + x[i]
+        i += 1
+    def _dy2st_get_3(): ...
+    def _dy2st_set_4(_dy2st_vals_5): ...
+    _jst.convert_while_loop(_dy2st_cond_1, _dy2st_body_2, _dy2st_get_3, _dy2st_set_4, ('i', 's'),
+                            (True, True), ('model.py', 2))
+
+A ``for`` loop's body function takes the item and assigns the loop target first::
+
+    def _dy2st_body_2(_dy2st_item_6):
+        nonlocal t, h
+        t = _dy2st_item_6
+        ...
+    _jst.convert_for_loop(_jst.Call(range)(T), _dy2st_body_2, get, set, names, mask, where,
+                          extra_test=lambda: not _dy2st_break_7)
+
+Loop variables are the modified names live at the loop test (liveness). Python conditions and
+iterables (lists, ``LayerList``, ``range(int)``) run as Python loops; a Variable condition or a
+tensor / ``range(tensor)`` iterable makes a while op (dy2st/loop_lowering.py).
+"""
+from __future__ import annotations
+
+import gast
+
+from ..analysis import info
+from .base import FunctionBodyTransformer, and_, call, expr, funcdef, jst, kw, lambda0, load, located, \
+    scope_decls, tuple_const
+from . import logical
+from .control_flow_common import note_undefined, state_functions
+
+
+class _Loops(FunctionBodyTransformer):
+    def _common(self, node):
+        a = info(node)
+        state = sorted(a.modified)
+        mask = tuple(n in a.live_in for n in state)
+        note_undefined(self.ctx, a, state, node)
+        return a, state, mask
+
+    def visit_While(self, node):
+        self.generic_visit(node)
+        if info(node) is None:
+            return node
+        ctx = self.ctx
+        _, state, mask = self._common(node)
+        c_name, b_name = ctx.fresh("cond"), ctx.fresh("body")
+        cond_fn = funcdef(c_name, [], [gast.Return(value=node.test)])
+        body_fn = funcdef(b_name, [], scope_decls(ctx, state) + node.body)
+        state_fns, get_name, set_name = state_functions(ctx, state, node)
+        helper = call(jst("convert_while_loop"), [load(c_name), load(b_name), load(get_name), load(set_name),
+                                                 tuple_const(state), tuple_const(mask), ctx.where(node)])
+        return located([cond_fn, body_fn] + state_fns + [expr(helper)] + node.orelse, node)
+
+    def visit_For(self, node):
+        self.generic_visit(node)
+        if info(node) is None:
+            return node
+        ctx = self.ctx
+        _, state, mask = self._common(node)
+        b_name, item = ctx.fresh("body"), ctx.fresh("item")
+        bind = gast.Assign(targets=[node.target], value=load(item), type_comment=None)
+        body_fn = funcdef(b_name, [item], scope_decls(ctx, state) + [located(bind, node)] + node.body)
+        state_fns, get_name, set_name = state_functions(ctx, state, node)
+        keywords = []
+        extra = getattr(node, "dy2st_extra_tests", None)
+        if extra:
+            test = logical.transform_expr(and_(*extra), ctx)
+            keywords.append(kw("extra_test", lambda0(test)))
+        helper = call(jst("convert_for_loop"), [node.iter, load(b_name), load(get_name), load(set_name),
+                                               tuple_const(state), tuple_const(mask), ctx.where(node)], keywords)
+        return located([body_fn] + state_fns + [expr(helper)] + node.orelse, node)
+
+
+def transform(fn_node, ctx):
+    _Loops(ctx).visit(fn_node)
+    return fn_node

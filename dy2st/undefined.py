@@ -1,0 +1,61 @@
+"""`UndefinedVar`: the value of a name that is not defined on every path.
+
+Converted code starts names that may be unbound as ``UndefinedVar("name")`` so that branch and
+loop functions can carry them as state. Reading one as a value (an operator, an attribute, an
+op input) raises a `NameError` that names the variable and says why it is undefined, instead
+of a confusing error deep inside the framework.
+"""
+from __future__ import annotations
+
+
+class UndefinedVar:
+    __slots__ = ("_name", "_why")
+
+    def __init__(self, name, why=None):
+        object.__setattr__(self, "_name", name)
+        object.__setattr__(self, "_why", why)
+
+    def _fail(self, *_, **__):
+        name = object.__getattribute__(self, "_name")
+        why = object.__getattribute__(self, "_why")
+        if why:
+            raise NameError(f"variable '{name}' is used but {why}")
+        raise NameError(f"local variable '{name}' is referenced before assignment in converted code: it is not "
+                        "assigned on every path that reaches this use")
+
+    def __getattr__(self, item):
+        if item.startswith("__") and item.endswith("__"):
+            raise AttributeError(item)
+        self._fail()
+
+    def __setattr__(self, key, value):
+        self._fail()
+
+    def __repr__(self):
+        return f"UndefinedVar({object.__getattribute__(self, '_name')!r})"
+
+    def __array__(self, *a, **k):
+        self._fail()
+
+    __bool__ = __len__ = __iter__ = __call__ = __getitem__ = __setitem__ = __int__ = __float__ = __index__ = _fail
+    __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = __truediv__ = __rtruediv__ = _fail
+    __floordiv__ = __rfloordiv__ = __mod__ = __rmod__ = __pow__ = __rpow__ = __matmul__ = __rmatmul__ = _fail
+    __neg__ = __pos__ = __abs__ = __invert__ = __lt__ = __le__ = __gt__ = __ge__ = _fail
+    __and__ = __rand__ = __or__ = __ror__ = __xor__ = __rxor__ = _fail
+
+    def __eq__(self, other):
+        return other is self
+
+    def __ne__(self, other):
+        return other is not self
+
+    def __hash__(self):
+        return id(self)
+
+
+def is_undefined(v):
+    return type(v) is UndefinedVar
+
+
+def undefined_name(v):
+    return object.__getattribute__(v, "_name")
