@@ -188,8 +188,8 @@ def _plan(program, name, tv, fv, t_blk, f_blk, where, pending):
                                               f"{other} branch runs. Assign it before the if or in both branches")
     if not _leaves_match(tv, fv):
         if is_ret:
-            raise ValueError(f"the function returns {describe_structure(tv)} on the true branch but "
-                             f"{describe_structure(fv)} on the false branch of the tensor-dependent if at "
+            raise ValueError(f"the function returns {describe_structure(tv)} on one path and "
+                             f"{describe_structure(fv)} on another, and the paths meet under a tensor condition at "
                              f"{where_text(where)}; every return under a tensor condition must return the same "
                              "structure (pad with placeholder tensors, or return a tuple of the same length)")
         return lambda: UndefinedVar(name, f"it holds {describe_structure(tv)} in the true branch but "

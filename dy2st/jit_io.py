@@ -1,0 +1,126 @@
+"""``paddle.jit.save`` and ``paddle.jit.load`` in Paddle's inference-model format.
+
+``save`` converts the Layer (or function) with to_static, traces the eval-mode Program for
+the input specs, prunes it to the outputs (inference copy, ``is_test`` on), and writes
+``path.pdmodel`` / ``path.pdiparams`` / ``path.pdiparams.info`` atomically through
+`runtime.formats.model_io` — files real PaddlePaddle loads. ``load`` reads ours or real
+Paddle's files into a `TranslatedLayer`.
+"""
+from __future__ import annotations
+
+import os
+import warnings
+
+import numpy as np
+
+from runtime.formats.model_io import default_info, load_model, save_model
+from runtime.nn.layer.layers import Layer
+from runtime.static.input_spec import InputSpec
+from runtime.static.inference_io import normalize_program
+from runtime.tensor import Tensor
+
+from .static_function import StaticFunction
+from .translated_layer import TranslatedLayer
+
+__all__ = ["save", "load"]
+
+
+def _check_path(path):
+    if not isinstance(path, (str, os.PathLike)):
+        raise TypeError(f"jit.save: path must be a string, got {type(path).__name__}")
+    p = os.fspath(path)
+    if p == "" or p.endswith(("/", os.sep)) or os.path.isdir(p):
+        raise ValueError(f"jit.save: path '{p}' is a directory; give a directory plus a file-name prefix, e.g. "
+                         "'inference/model' (writes inference/model.pdmodel, .pdiparams, .pdiparams.info)")
+    return p
+
+
+def _specs(input_spec):
+    out = []
+    for s in input_spec:
+        if isinstance(s, Tensor):
+            out.append(InputSpec.from_tensor(s))
+        elif isinstance(s, InputSpec):
+            out.append(s)
+        else:
+            raise TypeError(f"jit.save: input_spec entries must be InputSpec or Tensor, got {type(s).__name__}")
+    for s in out:
+        if s.name is None:
+            warnings.warn(f"The {s!r}'s name is None. When using jit.save, please set InputSpec's name in "
+                          "to_static(input_spec=[]) and jit.save(input_spec=[]) and make sure they are consistent.",
+                          stacklevel=3)
+    return out
+
+
+def save(layer, path, input_spec=None, output_spec=None, **configs):
+    """Save ``layer`` (a Layer, a StaticFunction, a function, or a loaded TranslatedLayer) for inference."""
+    prefix = _check_path(path)
+    if isinstance(layer, TranslatedLayer):
+        program, feeds, fetches, values = layer._export()
+        save_model(prefix, program, feeds, fetches, values)
+        return
+    structured = {}
+    if isinstance(layer, Layer):
+        forward = layer.__dict__.get("forward") or type(layer).forward
+        if isinstance(forward, StaticFunction):
+            sf = forward if forward._instance is layer else forward.__get__(layer)
+        else:
+            sf = StaticFunction(type(layer).forward).__get__(layer)
+        for key, t in layer.state_dict().items():
+            if isinstance(t, Tensor) and t.name:
+                structured[t.name] = key
+        was_training = layer.training
+        layer.eval()
+    elif isinstance(layer, StaticFunction):
+        sf, was_training = layer, None
+    elif callable(layer):
+        sf, was_training = StaticFunction(layer), None
+    else:
+        raise TypeError(f"jit.save: expected a Layer or a function, got {type(layer).__name__}")
+    try:
+        if input_spec is None:
+            input_spec = sf._input_spec
+        if input_spec is None:
+            last = sf.program_cache.last
+            if last is None:
+                raise ValueError("jit.save: input_spec is required when the model has not been called yet and its "
+                                 "to_static has no input_spec, e.g. input_spec=[InputSpec([None, 784], 'float32', "
+                                 "'x')]")
+            input_spec = [InputSpec(v.shape, v.dtype, v.name) for v in last.inputs]
+        cp, _ = sf.get_concrete_program(*_specs(input_spec))
+    finally:
+        if was_training:
+            layer.train()
+    fetch_vars = list(cp.outputs)
+    if output_spec is not None:
+        fetch_vars = _select_outputs(cp, output_spec)
+    feed_names = [v.name for v in cp.inputs]
+    fetch_names = [v.name for v in fetch_vars]
+    program = normalize_program(cp.main_program, feed_names, fetch_names)
+    values = {name: np.asarray(t._data) for name, t in program._eager_bindings.items()}
+    info = default_info(program, structured)
+    save_model(prefix, program, feed_names, fetch_names, values, info=info)
+
+
+def _select_outputs(cp, output_spec):
+    chosen = []
+    for o in output_spec:
+        if isinstance(o, int):
+            chosen.append(cp.outputs[o])
+        elif any(o is v for v in cp.outputs):
+            chosen.append(o)
+        else:
+            names = getattr(o, "name", o)
+            match = [v for v in cp.outputs if v.name == names]
+            if not match:
+                raise ValueError(f"jit.save: output_spec entry {o!r} is not an output of the model (outputs: "
+                                 f"{[v.name for v in cp.outputs]})")
+            chosen.append(match[0])
+    return chosen
+
+
+def load(path, **configs):
+    """Load ``path.pdmodel`` / ``.pdiparams`` (ours or real Paddle's) as a `TranslatedLayer`."""
+    prefix = os.fspath(path)
+    loaded = load_model(prefix)
+    return TranslatedLayer(loaded, prefix)
