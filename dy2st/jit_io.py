@@ -96,7 +96,7 @@ def save(layer, path, input_spec=None, output_spec=None, **configs):
         fetch_vars = _select_outputs(cp, output_spec)
     feed_names = [v.name for v in cp.inputs]
     fetch_names = [v.name for v in fetch_vars]
-    program = normalize_program(cp.main_program, feed_names, fetch_names)
+    program, fetch_names = normalize_program(cp.main_program, feed_names, fetch_names)
     values = {name: np.asarray(t._data) for name, t in program._eager_bindings.items()}
     info = default_info(program, structured)
     save_model(prefix, program, feed_names, fetch_names, values, info=info)

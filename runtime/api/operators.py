@@ -1,7 +1,9 @@
 """Python operators on tensors (``+ - * / // % ** @``, unary ``-``, comparisons, ``& | ^ ~``).
 
 Each operator is one `run_op` call; Python scalars are turned into 0-D arrays of the
-tensor's dtype first (see `scalar_like`), so ``x * 2`` keeps ``x``'s dtype.
+tensor's dtype first (see `scalar_like`), so ``x * 2`` keeps ``x``'s dtype. As in Paddle,
+``+ - * /`` between a floating tensor and a Python number are one ``scale`` op (no constant
+tensor), which is also what real Paddle's static Programs contain for them.
 """
 from __future__ import annotations
 
@@ -12,6 +14,9 @@ from ._helpers import scalar_like
 
 def _forward(op_type):
     def op(self, other):
+        form = _scale_form(op_type, self, other, False)
+        if form is not None:
+            return run_op("scale", self, None, scale=form[0], bias=form[1], bias_after_scale=True)
         if not isinstance(other, TensorMethods):
             if other is None or not hasattr(other, "__float__") and not hasattr(other, "__array__"):
                 return NotImplemented
@@ -22,10 +27,33 @@ def _forward(op_type):
 
 def _reverse(op_type):
     def op(self, other):
+        form = _scale_form(op_type, self, other, True)
+        if form is not None:
+            return run_op("scale", self, None, scale=form[0], bias=form[1], bias_after_scale=True)
         if not hasattr(other, "__float__") and not hasattr(other, "__array__"):
             return NotImplemented
         return run_op(op_type, scalar_like(other, self), self)
     return op
+
+
+def _is_scalar(v):
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+# (scale, bias) of ``x <op> c`` and of ``c <op> x`` as a scale op; None when it is not one
+_SCALE_FORMS = {
+    "elementwise_add": (lambda c: (1.0, c), lambda c: (1.0, c)),
+    "elementwise_sub": (lambda c: (1.0, -c), lambda c: (-1.0, c)),
+    "elementwise_mul": (lambda c: (c, 0.0), lambda c: (c, 0.0)),
+    "elementwise_div": (lambda c: (1.0 / c, 0.0) if c != 0 else None, lambda c: None),
+}
+
+
+def _scale_form(op_type, self, other, reverse):
+    forms = _SCALE_FORMS.get(op_type)
+    if forms is None or not _is_scalar(other) or self.dtype.np.kind != "f":
+        return None
+    return forms[1 if reverse else 0](float(other))
 
 
 _BINARY = {

@@ -100,7 +100,7 @@ def test_fetch_errors(backend):
 
 def test_missing_feed_names_reader():
     main, (x, y) = build(simple)
-    with pytest.raises(RuntimeError, match="op 'elementwise_mul' reads variable 'x', which has no value.*test_executor"):
+    with pytest.raises(RuntimeError, match="op 'scale' reads variable 'x', which has no value.*test_executor"):
         Executor(backend="compiled").run(main, feed={}, fetch_list=[y])
 
 
