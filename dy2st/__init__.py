@@ -43,3 +43,4 @@ _alias_submodules()
 
 # the compiler's public modules
 from . import jit  # noqa: E402,F401
+from . import onnx  # noqa: E402,F401

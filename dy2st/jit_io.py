@@ -59,6 +59,17 @@ def save(layer, path, input_spec=None, output_spec=None, **configs):
         program, feeds, fetches, values = layer._export()
         save_model(prefix, program, feeds, fetches, values)
         return
+    program, feed_names, fetch_names, values, structured = inference_program(layer, input_spec, output_spec,
+                                                                             "jit.save")
+    save_model(prefix, program, feed_names, fetch_names, values, info=default_info(program, structured))
+
+
+def inference_program(layer, input_spec=None, output_spec=None, api="jit.save"):
+    """The pruned eval-mode Program of ``layer`` for ``input_spec``:
+    ``(program, feed_names, fetch_names, param values, structured names)``."""
+    if isinstance(layer, TranslatedLayer):
+        program, feeds, fetches, values = layer._export()
+        return program, feeds, fetches, values, {}
     structured = {}
     if isinstance(layer, Layer):
         forward = layer.__dict__.get("forward") or type(layer).forward
@@ -76,14 +87,14 @@ def save(layer, path, input_spec=None, output_spec=None, **configs):
     elif callable(layer):
         sf, was_training = StaticFunction(layer), None
     else:
-        raise TypeError(f"jit.save: expected a Layer or a function, got {type(layer).__name__}")
+        raise TypeError(f"{api}: expected a Layer or a function, got {type(layer).__name__}")
     try:
         if input_spec is None:
             input_spec = sf._input_spec
         if input_spec is None:
             last = sf.program_cache.last
             if last is None:
-                raise ValueError("jit.save: input_spec is required when the model has not been called yet and its "
+                raise ValueError(f"{api}: input_spec is required when the model has not been called yet and its "
                                  "to_static has no input_spec, e.g. input_spec=[InputSpec([None, 784], 'float32', "
                                  "'x')]")
             input_spec = [InputSpec(v.shape, v.dtype, v.name) for v in last.inputs]
@@ -98,8 +109,7 @@ def save(layer, path, input_spec=None, output_spec=None, **configs):
     fetch_names = [v.name for v in fetch_vars]
     program, fetch_names = normalize_program(cp.main_program, feed_names, fetch_names)
     values = {name: np.asarray(t._data) for name, t in program._eager_bindings.items()}
-    info = default_info(program, structured)
-    save_model(prefix, program, feed_names, fetch_names, values, info=info)
+    return program, feed_names, fetch_names, values, structured
 
 
 def _select_outputs(cp, output_spec):
