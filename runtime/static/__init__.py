@@ -5,6 +5,7 @@ while static mode is on (``paddle.enable_static()``).
 """
 from .program import (Program, Block, Operator, Variable, Parameter, VarType, program_guard,  # noqa: F401
                       default_main_program, default_startup_program)
+from .input_spec import InputSpec  # noqa: F401
 from .scope import Scope, global_scope, scope_guard  # noqa: F401
 from .executor import Executor  # noqa: F401
 from .builder import install as _install
@@ -16,6 +17,7 @@ from . import layers_bridge as _layers_bridge  # noqa: F401  (nn layers create s
 from . import nn  # noqa: F401
 from .control_flow import Print  # noqa: F401
 from .py_func import py_func  # noqa: F401
+from .inference_io import save_inference_model, load_inference_model  # noqa: F401
 from .tensor_array import create_array, array_write, array_read, array_length, tensor_array_to_tensor  # noqa: F401
 
 _install()

@@ -104,8 +104,10 @@ def compile_program(program, feed_names=(), fetch_names=(), prune=True, inline_c
     fetch_names = tuple(fetch_names)
     ops = prune_ops(block, fetch_names, feed_names) if prune else list(block.ops)
     bindings = program._eager_bindings
-    # step-scope variables something reads (a gradient op): their op keeps the interpreted path
+    # step-scope variables something reads (a gradient op, or the caller: a forward run whose
+    # backward runs later fetches them): their op keeps the interpreted path, which records them
     scope_readers = {n for blk in program.blocks for op in blk.ops for n in op.input_arg_names}
+    scope_readers.update(fetch_names)
 
     def persistable(n):
         v = block.vars.get(n)

@@ -1,0 +1,415 @@
+"""PartialProgram: a traced static Program called from eager code, as Paddle's ``run_program`` op.
+
+Without gradients the forward Program runs through its compiled function (built once).
+With gradients the outputs come from ONE node of the eager tape: the forward runs a compiled
+function that also returns every forward value the backward reads ("saved" values: dropout
+masks, control-flow step scopes, activations); the node's grad rule feeds them, with the
+output gradients, to a second compiled function holding only the backward ops, built once
+per set of inputs/parameters needing gradients by appending ``gradients(...)`` to a clone of
+the Program. Parameters and buffers stay bound by name to the eager tensors (read at every
+call; buffers the Program writes, e.g. batch-norm statistics, are written back into them).
+
+    pp = PartialProgram(program, feed_vars, fetch_vars, training=True)
+    outs = pp([x])              # eager Tensors; outs[0].backward() fills Parameter.grad
+"""
+from __future__ import annotations
+
+import weakref
+
+import numpy as np
+
+from runtime import unique_name
+from runtime.autograd import GradNode
+from runtime.framework import state
+from runtime.ops.registry import OpDef, all_ops, lookup, register
+from runtime.static.backward import _run as _static_backward
+from runtime.static.codegen import UNSET, CompileError, compile_program
+from runtime.static.interpreter import annotate
+from runtime.static.program import Program, Variable, program_guard
+from runtime.static.prune import op_reads_writes
+from runtime.static.scope import _global_scope
+from runtime.tensor import Tensor
+
+__all__ = ["PartialProgram"]
+
+_wrap = Tensor._wrap
+_MISSING = object()
+_LIVE = weakref.WeakValueDictionary()    # program_id attr of run_program -> PartialProgram
+
+
+# -- the run_program op ----------------------------------------------------------------------------------
+# Registered so the type exists for lookups (tracing, printing) and ``run_op("run_program", xs, params,
+# program_id=id(pp))`` runs a PartialProgram's forward. Its gradient is not a registry rule: the tape
+# node is built by PartialProgram itself with `_TAPE_OPDEF` (same slots, with the grad rule), since a
+# run_program has no meaning as a single kernel call that the op table could grad-check.
+
+def _run_program_kernel(X, Params, global_block=None, is_test=False, program_id=0, **_):
+    pp = _LIVE.get(program_id)
+    if pp is None:
+        raise RuntimeError(f"run_program: no live PartialProgram with program_id {program_id}")
+    return list(pp._run_forward(X))
+
+
+def _run_program_meta(xs, params, program_id=0, **_):
+    pp = _LIVE.get(program_id)
+    if pp is None:
+        raise RuntimeError(f"run_program: no live PartialProgram with program_id {program_id}")
+    return [v.meta for v in pp._fetch_vars]
+
+
+if "run_program" not in all_ops():
+    register("run_program", ["X[]", "Params[]"], ["Out[]"],
+             {"global_block": ("BLOCK", None), "is_test": ("BOOLEAN", False), "program_id": ("LONG", 0)},
+             kernel=_run_program_kernel, infer_meta=_run_program_meta, differentiable=())
+
+
+def _run_program_grad(ctx, douts):
+    """Grad rule of the tape node: run the backward program over the saved forward values."""
+    pp, plan, saved, metas = ctx.attrs["run"]
+    feed = dict(saved)
+    for i, name in enumerate(plan.dout_feeds):
+        if name is None:
+            continue
+        d = douts[i]
+        if d is None:
+            feed[name] = np.zeros(metas[i][0], metas[i][1])   # an output the loss does not use
+        else:
+            feed[name] = d._data
+    vals = _call(plan.bwd, feed, pp._bindings)
+    x_grads = [None] * pp._n_feed
+    p_grads = [None] * len(plan.p_names)
+    for (kind, k), v in zip(plan.grad_slots, vals):
+        if v is UNSET:
+            continue
+        g = _wrap(v if type(v) is np.ndarray else np.asarray(v))
+        if kind == "x":
+            x_grads[k] = g
+        else:
+            p_grads[k] = g
+    return [x_grads, p_grads]
+
+
+_TAPE_OPDEF = OpDef("run_program", ["X[]", "Params[]"], ["Out[]"],
+                    {"global_block": ("BLOCK", None), "is_test": ("BOOLEAN", False), "program_id": ("LONG", 0)},
+                    kernel=_run_program_kernel, infer_meta=_run_program_meta, grad=_run_program_grad)
+
+
+def _call(compiled, feed, bindings):
+    """Call a compiled program function, naming the op and the user's line on errors."""
+    try:
+        return compiled.fn(feed, _global_scope[0].vars, bindings)
+    except Exception as e:
+        _explain(compiled, e)
+        raise
+
+
+def _explain(compiled, e):
+    site = compiled.site_of(e.__traceback__)
+    if site is not None and site[0] == "load" and isinstance(e, KeyError):
+        raise RuntimeError(f"variable '{site[1]}' is persistable but has no value in the scope or the eager "
+                           f"bindings") from None
+    if site is not None and site[0] == "op":
+        annotate(e, site[1])
+
+
+def _copy_var(program, v):
+    """``assign(v)`` appended to ``program``'s global block (built in static mode)."""
+    from runtime.dispatch import run_op
+    prev = state.static
+    state.static = True
+    try:
+        with program_guard(program):
+            out = run_op("assign", v)
+    finally:
+        state.static = prev
+    out.stop_gradient = v.stop_gradient
+    return out
+
+
+def _is_float(var):
+    return var.dtype.np.kind in "fc"
+
+
+class _GradPlan:
+    """Forward-with-saves and backward compiled functions for one set of gradient sources."""
+    __slots__ = ("fwd", "bwd", "n_fetch", "saved", "dout_feeds", "out_diff", "p_names",
+                 "grad_slots", "train_program")
+
+
+class PartialProgram:
+    """Run ``program`` (feeds ``feed_vars``, fetches ``fetch_vars``) on eager inputs; see the module doc.
+
+    ``training``: the Program was traced in train mode; then parameters needing gradients make the call
+    differentiable. In eval mode only inputs needing gradients do.
+    """
+
+    def __init__(self, program, feed_vars, fetch_vars, training=True):
+        if not isinstance(program, Program):
+            raise TypeError(f"PartialProgram: program must be a static Program, got {type(program).__name__}")
+        self._program = program
+        self._feed_vars = [self._var(v, "feed_vars") for v in feed_vars]
+        self._fetch_vars = [self._var(v, "fetch_vars") for v in fetch_vars]
+        self._feed_names = tuple(v.name for v in self._feed_vars)
+        self._fetch_names = tuple(v.name for v in self._fetch_vars)
+        self._n_feed = len(self._feed_names)
+        self.training = bool(training)
+        self._bindings = program._eager_bindings
+        # eager tensors the Program reads that may need gradients (parameters, float buffers)
+        self._grad_candidates = [(n, t) for n, t in self._bindings.items() if t._data.dtype.kind in "fc"]
+        self._compiled = self._fn = None
+        self._version = -1
+        self._plans = {}
+        self._explicit = None
+        _LIVE[id(self)] = self
+
+    def _var(self, v, what):
+        if isinstance(v, str):
+            v = self._program.global_block()._find_var_recursive(v)
+        elif isinstance(v, Tensor) and self._program._eager_bindings.get(v.name) is v:
+            v = self._program.global_block().vars.get(v.name)    # an eager tensor bound into the program
+        if not isinstance(v, Variable) or v.block.program is not self._program:
+            raise TypeError(f"PartialProgram: {what} must be Variables (or names) of the program, got {v!r}")
+        return v
+
+    @property
+    def program(self):
+        return self._program
+
+    @property
+    def forward_program(self):
+        return self._program
+
+    def backward_program(self, input_needs=None):
+        """The Program with the backward appended (inputs needing grad: ``input_needs``, default none)."""
+        if self._version != self._program.version:
+            self._compile()
+        needs = tuple(bool(b) for b in (input_needs or (False,) * self._n_feed))
+        pnames = tuple(n for n, t in self._grad_candidates if not t.stop_gradient)
+        key = (needs, pnames)
+        plan = self._plans.get(key, _MISSING)
+        if plan is _MISSING:
+            plan = self._plans[key] = self._plan(needs, pnames)
+        return None if plan is None else plan.train_program
+
+    # -- calls ---------------------------------------------------------------------------------------
+
+    def __call__(self, inputs):
+        if len(inputs) != self._n_feed:
+            raise ValueError(f"PartialProgram: expected {self._n_feed} inputs ({', '.join(self._feed_names)}), "
+                             f"got {len(inputs)}")
+        if state.grad_enabled:
+            needs = None
+            for x in inputs:
+                if isinstance(x, Tensor) and not x.stop_gradient:
+                    needs = tuple(isinstance(t, Tensor) and not t.stop_gradient for t in inputs)
+                    break
+            if needs is not None or self.training:
+                # once the call is differentiable, parameters get gradients in eval mode too (as eagerly)
+                pnames = tuple(n for n, t in self._grad_candidates if not t.stop_gradient)
+                if needs is not None or pnames:
+                    return self._call_grad(inputs, needs or (False,) * self._n_feed, pnames)
+        # the inference hot path: feed dict, compiled function, wrap
+        if self._version != self._program.version:
+            self._compile()
+        feed = {n: x._data if isinstance(x, Tensor) else x for n, x in zip(self._feed_names, inputs)}
+        try:
+            outs = self._fn(feed, _global_scope[0].vars, self._bindings)
+        except Exception as e:
+            _explain(self._compiled, e)
+            raise
+        res = [_wrap(o) for o in outs if type(o) is np.ndarray]
+        if len(res) != len(outs):
+            res = [_wrap(self._out(o, i)) for i, o in enumerate(outs)]
+        if state.tracer is not None:
+            self._trace(inputs, res)
+        return res
+
+    def _trace(self, inputs, outs):
+        """Show the call to a TracedLayer recording eager ops, as one run_program op."""
+        params = [t for _, t in self._grad_candidates]
+        state.tracer(lookup("run_program"), (list(inputs), params), {"program_id": id(self)}, (outs,))
+
+    def _out(self, o, i):
+        if o is UNSET:
+            raise ValueError(f"PartialProgram: output '{self._fetch_names[i]}' was not computed by this run")
+        return o if type(o) is np.ndarray else np.asarray(o)
+
+    def _run_forward(self, inputs):
+        """The fetched arrays of a forward-only run."""
+        if self._version != self._program.version:
+            self._compile()
+        feed = {n: x._data if isinstance(x, Tensor) else x for n, x in zip(self._feed_names, inputs)}
+        return _call(self._compiled, feed, self._bindings)
+
+    def _compile(self):
+        try:
+            self._compiled = compile_program(self._program, self._feed_names, self._fetch_names)
+        except CompileError as e:
+            raise RuntimeError(str(e)) from None
+        self._fn = self._compiled.fn
+        self._version = self._program.version
+        self._grad_candidates = [(n, t) for n, t in self._bindings.items() if t._data.dtype.kind in "fc"]
+        self._plans.clear()
+        self._explicit = None
+
+    def _call_grad(self, inputs, needs, pnames):
+        if self._version != self._program.version:
+            self._compile()
+        key = (needs, pnames)
+        plan = self._plans.get(key, _MISSING)
+        if plan is _MISSING:
+            plan = self._plans[key] = self._plan(needs, pnames)
+        if plan is None or not any(plan.out_diff):
+            outs = [_wrap(self._out(o, i)) for i, o in enumerate(self._run_forward(inputs))]
+            if state.tracer is not None:
+                self._trace(inputs, outs)
+            return outs
+        feed = {}
+        for n, x in zip(self._feed_names, inputs):
+            feed[n] = x._data if isinstance(x, Tensor) else x
+        vals = _call(plan.fwd, feed, self._bindings)
+        n = plan.n_fetch
+        outs = []
+        for i in range(n):
+            o = vals[i]
+            if type(o) is not np.ndarray:
+                o = self._out(o, i)
+            outs.append(_wrap(o, not plan.out_diff[i]))
+        saved = dict(zip(plan.saved, vals[n:]))
+        xs = [x if isinstance(x, Tensor) else _wrap(np.asarray(x)) for x in inputs]
+        params = [self._bindings[p] for p in plan.p_names]
+        metas = [(o._data.shape, o._data.dtype) for o in outs]
+        GradNode(_TAPE_OPDEF, (xs, params), {"run": (self, plan, saved, metas), "program_id": id(self)}, (outs,))
+        if state.tracer is not None:
+            self._trace(inputs, outs)
+        return outs
+
+    # -- building the backward -----------------------------------------------------------------------
+
+    def _explicit_stops(self):
+        """Float outputs the user cut from the graph (detach, ``stop_gradient = True``): outputs left
+        stop_gradient although an op with a gradient had a differentiable input needing one. Every other
+        intermediate's flag only reflects what needed gradients while tracing, so it is recomputed."""
+        if self._explicit is not None:
+            return self._explicit
+        res = set()
+        for blk in self._program.blocks:
+            for op in blk.ops:
+                opdef = lookup(op.type)
+                if opdef.grad is None:
+                    continue
+                live = False
+                for slot in opdef.inputs:
+                    if slot.name in opdef.differentiable:
+                        for n in op.inputs.get(slot.name, []):
+                            v = blk._find_var_recursive(n)
+                            if v is not None and not v.stop_gradient:
+                                live = True
+                if not live:
+                    continue
+                for n in op.output_arg_names:
+                    v = blk._find_var_recursive(n)
+                    if v is not None and v.stop_gradient and not v.persistable and _is_float(v):
+                        res.add(n)
+        self._explicit = res
+        return res
+
+    def _plan(self, needs, pnames):
+        explicit = self._explicit_stops()
+        prog = self._program.clone()
+        gb = prog.global_block()
+        n_fwd = len(gb.ops)
+        bindings = prog._eager_bindings
+        psrc = set(pnames)
+        for blk in prog.blocks:
+            for name, v in blk.vars.items():
+                if v.persistable or name in bindings:
+                    v.stop_gradient = name not in psrc
+                elif _is_float(v) and name not in explicit:
+                    v.stop_gradient = False
+        sources = []
+        x_src = []
+        for i, (name, need) in enumerate(zip(self._feed_names, needs)):
+            v = gb.vars[name]
+            v.stop_gradient = not (need and _is_float(v))
+            if not v.stop_gradient:
+                sources.append(name)
+                x_src.append(i)
+        sources.extend(pnames)
+        # static backward names a target's gradient before running any grad rule, so a target that
+        # other ops read (or a source, or a repeated output) would lose those contributions: such
+        # targets are differentiated through a copy (pruned from the forward run: nothing reads it)
+        read = {n for blk in prog.blocks for op in blk.ops for n in op.input_arg_names}
+        read.update(sources)
+        targets, douts, dout_of = [], [], []
+        for name in self._fetch_names:
+            v = gb._var_recursive(name)
+            if not _is_float(v):
+                dout_of.append(None)
+                continue
+            if name in read or v.persistable or v.block is not gb:
+                v = _copy_var(prog, v)
+            read.add(name)
+            d = gb.create_var(name=unique_name.generate(name + "@DOUT"), shape=v.shape, dtype=v.dtype,
+                              is_data=True, stop_gradient=True)
+            targets.append(v)
+            douts.append(d)
+            dout_of.append(d.name)
+        if not targets or not sources:
+            return None
+        n_fwd = len(gb.ops)
+        bw = _static_backward(targets, douts, None, set(sources))
+        grads = [bw.final.get(n) for n in sources]
+        prog.verify()
+
+        plan = _GradPlan()
+        plan.train_program = prog
+        plan.n_fetch = len(self._fetch_names)
+        plan.out_diff = [d is not None and n in bw.reach for n, d in zip(self._fetch_names, dout_of)]
+        plan.p_names = list(pnames)
+        fwd_ops, bwd_ops = gb.ops[:n_fwd], gb.ops[n_fwd:]
+
+        def persistable(n):
+            v = gb.vars.get(n)
+            return n in bindings or (v is not None and v.persistable)
+
+        written = set(self._feed_names)
+        for op in fwd_ops:
+            written.update(op_reads_writes(op)[1])
+        dout_names = {d.name for d in douts}
+        saved = []
+        for op in bwd_ops:
+            for n in op_reads_writes(op)[0]:
+                if n in written and n not in dout_names and not persistable(n) and n not in saved:
+                    saved.append(n)
+        plan.saved = saved
+
+        fwd = prog.clone()
+        fwd.global_block().ops = fwd.global_block().ops[:n_fwd]
+        fwd._bump()
+        bwd = prog.clone()
+        bwd.global_block().ops = bwd.global_block().ops[n_fwd:]
+        bwd._bump()
+        grad_slots, grad_names = [], []
+        k = 0
+        for i in x_src:
+            g = grads[k]
+            k += 1
+            if g is not None:
+                grad_slots.append(("x", i))
+                grad_names.append(g.name)
+        for j in range(len(pnames)):
+            g = grads[k]
+            k += 1
+            if g is not None:
+                grad_slots.append(("p", j))
+                grad_names.append(g.name)
+        plan.grad_slots = grad_slots
+        try:
+            plan.fwd = compile_program(fwd, self._feed_names, self._fetch_names + tuple(saved))
+            plan.bwd = compile_program(bwd, tuple(saved) + tuple(d.name for d in douts), tuple(grad_names))
+        except CompileError as e:
+            raise RuntimeError(str(e)) from None
+        used = set(plan.bwd.feed_names)
+        plan.dout_feeds = [d if d is not None and d in used else None for d in dout_of]
+        return plan
