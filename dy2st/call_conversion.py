@@ -97,7 +97,13 @@ def Call(f):
         if not _convertible(f):
             return f
         from .conversion import convert_function
-        return convert_function(f)
+        from .errors import Dy2StaticError
+        try:
+            return convert_function(f)
+        except Dy2StaticError:
+            # no usable source (a decorator's wrapper from a library, a dynamically made
+            # function): call it as it is, as Paddle does
+            return f
     return f
 
 
@@ -114,7 +120,9 @@ def _convertible(fn):
     code = getattr(fn, "__code__", None)
     if code is None:
         return False
-    if code.co_flags & (inspect.CO_GENERATOR | inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR):
+    # generators are converted too: their conversion only guards if/while tests so a tensor
+    # condition fails naming the yield (dy2st/transformers/generators.py)
+    if code.co_flags & (inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR):
         return False
     return True
 

@@ -119,6 +119,10 @@ def _convert(fn):
     ctx = transform(fn_node, filename, is_gen)
     source = astor.to_source(gast.gast_to_ast(fn_node))
     freevars = list(fn.__code__.co_freevars)
+    # inside the factory the def must not bind the function's own name: a recursive call
+    # would become a free variable of the factory instead of the global the original reads
+    own_name = fn_node.name
+    fn_node.name = "_dy2st_def_" + own_name
     factory = gast.FunctionDef(
         name="_dy2st_factory",
         args=gast.arguments(args=[gast.Name(id=n, ctx=gast.Param(), annotation=None, type_comment=None)
@@ -147,6 +151,9 @@ def _convert(fn):
                              f"This is a bug in dy2st; the converted source was:\n{source}") from None
     factory_code = next(c for c in code.co_consts if isinstance(c, types.CodeType))
     inner = next(c for c in factory_code.co_consts if isinstance(c, types.CodeType) and c.co_name == fn_node.name)
+    inner = inner.replace(co_name=own_name, **({"co_qualname": fn.__qualname__}
+                                               if hasattr(inner, "co_qualname") else {}))
+    fn_node.name = own_name
     return ConvertedCode(inner, source, filename, first, fn.__qualname__)
 
 

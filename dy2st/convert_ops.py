@@ -205,7 +205,10 @@ def convert_print(*args, **kwargs):
 # -- casts, len, shape -------------------------------------------------------------------------------------
 
 def _cast(x, dtype_code):
-    return run_op("cast", x, in_dtype=x.dtype.proto, out_dtype=dtype_code)
+    # int()/float()/bool() give Python numbers eagerly: no gradient flows through them
+    out = run_op("cast", x, in_dtype=x.dtype.proto, out_dtype=dtype_code)
+    out.stop_gradient = True
+    return out
 
 
 def convert_int(x=0, *args):
@@ -228,7 +231,7 @@ def convert_bool(x=False):
 
 def convert_len(x):
     if _is_var(x):
-        if x.type != 7 and x.shape and x.shape[0] >= 0:   # LOD_TENSOR with a known first dim
+        if x.type == 7 and x.shape and x.shape[0] >= 0:   # LOD_TENSOR with a known first dim
             return x.shape[0]
         if not x.shape and x.type == 7:
             raise TypeError(f"len() of a 0-D tensor '{x.name}'")

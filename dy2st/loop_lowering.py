@@ -65,7 +65,13 @@ def _to_loop_value(v, name, where):
     if isinstance(v, TensorArrayList):
         return v.array
     if isinstance(v, Variable):
-        return v
+        # the while op writes its loop variables in place: a copy keeps the value other names
+        # still hold (``y = x; while ...: y = y * x`` must not overwrite x)
+        if v.type == VarType.LOD_TENSOR_ARRAY:
+            return v
+        out = run_op("assign", v)
+        out.stop_gradient = v.stop_gradient
+        return out
     if isinstance(v, Tensor):
         return run_op("assign", v)
     if is_number(v):
@@ -106,6 +112,7 @@ def static_while(cond_fn, body_fn, get, set_, names, loop_mask, where, first_con
     """``while cond_fn(): body_fn()`` as a while op; ``first_cond`` is cond_fn()'s value already computed."""
     state = list(get())
     idx = [i for i, m in enumerate(loop_mask) if m]
+    _lists_to_arrays(body_fn, get, set_, state, idx)
     missing = [i for i in idx if is_undefined(state[i]) or state[i] is None]
     if missing:
         trial = _trial(body_fn, get, set_, tuple(state))
@@ -116,7 +123,11 @@ def static_while(cond_fn, body_fn, get, set_, names, loop_mask, where, first_con
             state[i] = pack(v, [placeholder_like(x) for x in flatten(v)]) if not isinstance(v, TensorArrayList) \
                 else TensorArrayList(tensor_array.create_array(v.array.dtype))
         set_(tuple(state))
-    idx = [i for i in idx if not is_undefined(state[i]) and state[i] is not None]
+    # tensor arrays are written in place by the body's write_to_array ops (the while op lists them
+    # as inputs and outputs); as loop variables they would also get a final ``assign``, which the
+    # runtime's assign kernel turns into a stacked ndarray
+    idx = [i for i in idx if not is_undefined(state[i]) and state[i] is not None
+           and not isinstance(state[i], TensorArrayList)]
     originals = {i: state[i] for i in idx}
     loop_vals = [pack(state[i], [_to_loop_value(x, names[i], where) for x in flatten(state[i])])
                  if not isinstance(state[i], TensorArrayList) else state[i].array for i in idx]
@@ -157,6 +168,27 @@ def static_while(cond_fn, body_fn, get, set_, names, loop_mask, where, first_con
         first_cond = None
     results = while_loop(cond, body, loop_vals) if idx else _while_no_state(cond, body)
     load(results)
+
+
+def _lists_to_arrays(body_fn, get, set_, state, idx):
+    """Python lists the body appends to in place become tensor arrays (`TensorArrayList`).
+    A trial trace on copies tells which lists grow; lists the body rebinds stay Python lists."""
+    lists = [i for i in idx if type(state[i]) is list
+             and all(isinstance(x, (Variable, Tensor)) for x in state[i])]
+    if not lists:
+        return
+    trial_state = list(state)
+    for i in lists:
+        trial_state[i] = list(state[i])
+    trial = _trial(body_fn, get, set_, tuple(trial_state))
+    for i in lists:
+        v = trial[i]
+        if v is not trial_state[i] or len(v) == len(state[i]):
+            continue
+        block = default_main_program().current_block()
+        dtype = (state[i] or v)[0].dtype
+        state[i] = TensorArrayList(tensor_array.create_array(dtype, [as_variable(block, x) for x in state[i]]))
+    set_(tuple(state))
 
 
 def _while_no_state(cond, body):
@@ -281,7 +313,8 @@ def static_for(iterable, body_fn, get, set_, names, loop_mask, where, extra_test
     def body():
         i = box["i"]
         if seq is None:
-            item = i
+            # a 0-D index, like the Python int it stands for (``x[i]`` drops the dim)
+            item = run_op("reshape2", i, None, None, shape=[])
         else:
             item = run_op("squeeze2", run_op("gather", seq, i, None, axis=0), axes=[0])
         if enum_start is not None:

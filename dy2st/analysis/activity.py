@@ -137,6 +137,10 @@ class _Collector(gast.NodeVisitor):
 
     def visit_Call(self, node):
         f = node.func
+        # the calls pass wraps every callee: ``_jst.Call(xs.append)(v)`` still mutates xs
+        if isinstance(f, gast.Call) and len(f.args) == 1 and isinstance(f.func, gast.Attribute) \
+                and f.func.attr == "Call" and isinstance(f.func.value, gast.Name) and f.func.value.id == "_jst":
+            f = f.args[0]
         if isinstance(f, gast.Attribute) and f.attr in MUTATING_METHODS:
             name = _root_name(f.value)
             if name is not None:

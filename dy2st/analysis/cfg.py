@@ -99,7 +99,9 @@ class _Builder:
             for p in preds:
                 _link(p, it)
             tgt = activity(s.target)
-            h = self.node(s, "test", tgt.reads - tgt.binds, tgt.binds)
+            # the break/return flags the converted loop tests before each iteration are read there
+            extra = activity(list(getattr(s, "dy2st_extra_tests", []))).reads
+            h = self.node(s, "test", (tgt.reads - tgt.binds) | extra, tgt.binds)
             g.test[s] = h
             _link(it, h)
             j = self.node(s, "join")

@@ -1,0 +1,182 @@
+"""Comprehensions, with, try, generators, globals: plain Python at trace time; yield under a tensor
+predicate is refused clearly."""
+import contextlib
+
+import numpy as np
+import pytest
+
+import dy2st as paddle
+
+from .harness import check, f32
+
+POS = f32(3, lo=0.1, hi=1.0)
+SCALE = 1.5
+_log = []
+
+
+def list_comprehension(x):
+    parts = [x * k for k in range(3)]
+    return paddle.stack(parts)
+
+
+def dict_comprehension(x):
+    d = {k: x + i for i, k in enumerate(("a", "b"))}
+    return d["a"] * d["b"]
+
+
+def generator_expression(x):
+    return sum(x * k for k in range(1, 4))
+
+
+def comprehension_with_if(x):
+    return paddle.add_n([x * k for k in range(5) if k % 2 == 0])
+
+
+def with_no_grad(x):
+    with paddle.no_grad():
+        c = x * 2
+    return x + c
+
+
+@contextlib.contextmanager
+def _tag(name):
+    _log.append(name)
+    yield name
+    _log.append("/" + name)
+
+
+def with_custom_context(x):
+    with _tag("block") as t:
+        y = x * len(t)
+    return y
+
+
+def try_except_python(x, d):
+    try:
+        k = d["k"]
+    except KeyError:
+        k = 10.0
+    return x * k
+
+
+def try_finally(x):
+    try:
+        y = x * 2
+    finally:
+        z = 1.0
+    return y + z
+
+
+def _gen(v, n):
+    for k in range(n):
+        yield v * k
+
+
+def calls_generator(x):
+    return paddle.add_n(list(_gen(x, 3)))
+
+
+def reads_global(x):
+    return x * SCALE
+
+
+def string_formatting(x, name):
+    key = f"{name}_{x.shape[0]}"
+    return x * len(key)
+
+
+def isinstance_check(x, y):
+    if isinstance(y, (int, float)):
+        return x + y
+    return x * y
+
+
+def unpacking(x):
+    a, *rest = [x, x * 2, x * 3]
+    return a + paddle.add_n(rest)
+
+
+def slicing(x):
+    return x[1:] * 2 + x[:-1]
+
+
+def tensor_setitem(x):
+    y = x * 1
+    y[0] = 5.0
+    return y
+
+
+def while_python_with_tensor_body(x):
+    k = 3
+    while k > 0:
+        x = x * 1.1
+        k -= 1
+    return x
+
+
+CASES = [
+    (list_comprehension, [[POS]]),
+    (dict_comprehension, [[POS]]),
+    (generator_expression, [[POS]]),
+    (comprehension_with_if, [[POS]]),
+    (with_custom_context, [[POS]]),
+    (try_except_python, [[POS, {}], [POS, {"k": 2.0}]]),
+    (try_finally, [[POS]]),
+    (calls_generator, [[POS]]),
+    (reads_global, [[POS]]),
+    (string_formatting, [[POS, "ab"]]),
+    (isinstance_check, [[POS, 2.0], [POS, POS]]),
+    (unpacking, [[POS]]),
+    (slicing, [[POS]]),
+    (while_python_with_tensor_body, [[POS]]),
+]
+
+
+@pytest.mark.parametrize("fn,argsets", CASES, ids=[c[0].__name__ for c in CASES])
+def test_python_construct(fn, argsets, backend):
+    check(fn, argsets, backend)
+
+
+def _yield_under_tensor(x):
+    if x.mean() > 0:
+        yield x
+
+
+def calls_tensor_generator(x):
+    return list(_yield_under_tensor(x))[0]
+
+
+def test_yield_under_tensor_predicate_is_refused():
+    sf = paddle.jit.to_static(calls_tensor_generator)
+    with pytest.raises(TypeError) as info:
+        sf(paddle.to_tensor(POS))
+    msg = str(info.value)
+    assert "yield" in msg and "generator" in msg
+    assert "test_python_constructs.py:" in msg
+
+
+@pytest.mark.xfail(reason="dy2st/static_function.py _trace: to_static on a generator function traces only the "
+                          "creation of the generator object; iterating it later runs the body on static Variables "
+                          "outside tracing (RecursionError in runtime indexing) instead of a clear error",
+                   strict=True)
+def test_to_static_on_a_generator_with_tensor_if_is_refused():
+    sf = paddle.jit.to_static(_yield_under_tensor)
+    with pytest.raises(TypeError, match="tensor-dependent if statement at test_python_constructs.py:[0-9]+"):
+        list(sf(paddle.to_tensor(POS)))
+
+
+@pytest.mark.xfail(reason="runtime/static/builder.py: ops built in a Program under paddle.no_grad() keep gradients "
+                          "(the static builder ignores the no_grad state), so the converted gradient differs",
+                   strict=True)
+def test_with_no_grad_gradient():
+    check(with_no_grad, [[POS]])
+
+
+def test_with_no_grad_forward(backend):
+    check(with_no_grad, [[POS]], backend, grad=False)
+
+
+@pytest.mark.xfail(reason="compiler gap: tensor item assignment (y[0] = v) is not converted to a set_value op; the "
+                          "runtime refuses __setitem__ on a static Variable", raises=RuntimeError, strict=True)
+def test_tensor_setitem():
+    check(tensor_setitem, [[POS]])
