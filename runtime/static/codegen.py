@@ -26,6 +26,7 @@ import numpy as np
 
 from ..ops.registry import lookup
 from .interpreter import describe_site, run_block
+from .program import VarType
 from .prune import op_reads_writes, prune_ops
 
 
@@ -120,9 +121,15 @@ def compile_program(program, feed_names=(), fetch_names=(), prune=True, inline_c
     defined = set()
     used_feeds = []
     loads = []
+    empty_arrays = []
     kinds = {}          # id(op) -> "kernel" | "interp" | "cf" | "select"
     for n in feed_names:
         defined.add(n)
+    for n, var in block.vars.items():
+        # tensor arrays start empty every run (Paddle's scope creates them so), unless fed
+        if var.type == VarType.LOD_TENSOR_ARRAY and n not in defined and not persistable(n):
+            empty_arrays.append(n)
+            defined.add(n)
 
     def need(n, op):
         if n in defined:
@@ -131,6 +138,11 @@ def compile_program(program, feed_names=(), fetch_names=(), prune=True, inline_c
             return True
         if persistable(n):
             loads.append(n)
+            defined.add(n)
+            return True
+        if _is_array_var(program, n):
+            # a tensor array nothing has written yet is empty (Paddle's scope creates it so)
+            empty_arrays.append(n)
             defined.add(n)
             return True
         return False
@@ -244,8 +256,10 @@ def compile_program(program, feed_names=(), fetch_names=(), prune=True, inline_c
         emit(f"{names.var(n)} = {src}", ("load", n))
     for n in used_feeds:
         emit(f"{names.var(n)} = feed[{n!r}]")
+    for n in empty_arrays:
+        emit(f"{names.var(n)} = []")
     v = names.var
-    definite = set(loads) | set(used_feeds)     # locals that surely hold a value
+    definite = set(loads) | set(used_feeds) | set(empty_arrays)    # locals that surely hold a value
     maybe = set()                                # locals that may hold _UNSET (not written on every path)
 
     def emit_interp(op, opdef, site, depth, defs):
@@ -377,6 +391,14 @@ def compile_program(program, feed_names=(), fetch_names=(), prune=True, inline_c
     code = compile(source, filename, "exec")
     exec(code, glob)
     return CompiledProgram(glob[fname], source, filename, line_ops, ops, tuple(used_feeds), fetch_names)
+
+
+def _is_array_var(program, name):
+    for blk in program.blocks:
+        v = blk.vars.get(name)
+        if v is not None:
+            return v.type == VarType.LOD_TENSOR_ARRAY
+    return False
 
 
 class _Fallback(Exception):

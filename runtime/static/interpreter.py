@@ -14,11 +14,23 @@ def op_arguments(op, opdef, env):
     args = []
     for slot in opdef.inputs:
         names = op.inputs.get(slot.name, [])
+        for n in names:
+            if n not in env:
+                _empty_array(op, n, env)
         if slot.duplicable:
             args.append([env[n] for n in names])
         else:
             args.append(env[names[0]] if names else None)
     return args
+
+
+def _empty_array(op, name, env):
+    """A tensor array nothing has written yet is empty (Paddle's scope creates it so)."""
+    from .program import VarType
+    blk = op.block
+    v = blk._find_var_recursive(name) if blk is not None else None
+    if v is not None and v.type == VarType.LOD_TENSOR_ARRAY:
+        env[name] = []
 
 
 def store_outputs(op, opdef, env, out):

@@ -114,10 +114,15 @@ def test_tensor_array_prefilled_grad(fn, argsets):
     check(fn, argsets)
 
 
-@pytest.mark.xfail(reason=EMPTY_ARRAY_BUG, raises=RuntimeError, strict=True)
-@pytest.mark.parametrize("fn,argsets", EMPTY, ids=[c[0].__name__ for c in EMPTY])
-def test_tensor_array_from_empty_list(fn, argsets):
-    check(fn, argsets, grad=False)
+PROMOTION = ("runtime elementwise ops: float32 * int64 tensor promotes to float64 (numpy's rule); Paddle keeps "
+             "float32, so x * (i + 1) with a tensor loop index differs in dtype from eager")
+
+
+@pytest.mark.parametrize("fn,argsets", [pytest.param(*c, marks=pytest.mark.xfail(reason=PROMOTION, strict=True))
+                                        if c[0].__name__ == "append_concat_for" else c for c in EMPTY],
+                         ids=[c[0].__name__ for c in EMPTY])
+def test_tensor_array_from_empty_list(fn, argsets, backend):
+    check(fn, argsets, backend, grad=False)
 
 
 def test_append_in_tensor_loop_uses_array_ops():
