@@ -98,7 +98,7 @@ def _trial(body_fn, get, set_, state):
     saved_idx, saved_version = program.current_block_idx, program.version
     program._create_block()
     try:
-        set_(state)
+        set_(state() if callable(state) else state)
         body_fn()
         vals = tuple(get())
     finally:
@@ -115,7 +115,18 @@ def static_while(cond_fn, body_fn, get, set_, names, loop_mask, where, first_con
     _lists_to_arrays(body_fn, get, set_, state, idx)
     missing = [i for i in idx if is_undefined(state[i]) or state[i] is None]
     if missing:
-        trial = _trial(body_fn, get, set_, tuple(state))
+        # the trial sees the loop variables as the Variables the real body will see (a Python
+        # ``cnt`` becomes a tensor: ``if cnt % 2 == 0`` then stages a cond that may assign more)
+        def as_loop_state():
+            st = list(state)
+            for i in idx:
+                if i not in missing and not isinstance(st[i], TensorArrayList):
+                    try:
+                        st[i] = pack(st[i], [_to_loop_value(x, names[i], where) for x in flatten(st[i])])
+                    except TypeError:
+                        pass    # reported by the real trace
+            return tuple(st)
+        trial = _trial(body_fn, get, set_, as_loop_state)
         for i in missing:
             v = trial[i]
             if is_undefined(v) or v is None:
@@ -226,6 +237,11 @@ def _to_body_value(x, before, name, where):
             raise TypeError(f"loop variable '{name}' is a {before.dtype.name} tensor before the tensor-dependent "
                             f"loop at {where_text(where)} but a {x.dtype.name} tensor after its body; cast it "
                             f"(e.g. {name} = {name}.astype('{before.dtype.name}')) so the type does not change")
+        if x.type == VarType.LOD_TENSOR and x.block is not default_main_program().current_block():
+            # a value from outside the body (another loop variable, an input): copy it now, before the
+            # final assigns overwrite loop variables (``t = s; s = 2 * s``), and so the while
+            # gradient sees an op producing it in the body
+            return run_op("assign", x)
         return x
     raise TypeError(f"loop variable '{name}' becomes a {type(x).__name__} inside the tensor-dependent loop at "
                     f"{where_text(where)}; it must stay a tensor")

@@ -1,0 +1,365 @@
+"""Random small functions (as source text) for differential fuzzing of to_static.
+
+Every generated function has the signature ``f(x, y, m, n, flag)``: ``x``/``y`` float tensors of
+one shape and dtype, ``m`` a small int64 tensor (a loop bound), ``n`` a Python int and ``flag`` a
+Python bool. Bodies mix if/elif/else, while (bounded by a tensor or Python counter incremented
+first thing in the body), for over ``range(int)`` and ``range(tensor)``, break, continue, early
+return (inside ifs and loops), nested loops, and/or/not and ternaries. Predicates are tensor
+reductions compared with constants, tensor counters, or Python values, so different inputs take
+different paths. Every path returns the same structure (one or two float tensors).
+
+`generate(choices)` builds a `Program` from any `Choices` source: `RandomChoices` (plain Python,
+seeded) or `programs()` (a hypothesis strategy drawing each choice, so failures shrink).
+"""
+from __future__ import annotations
+
+import random
+
+FLOAT_SHAPES = ([], [1], [2, 3])
+FLOAT_DTYPES = ("float32", "float64")
+THRESHOLDS = ("-0.5", "0.0", "0.3", "1.0")
+SCALES = ("0.5", "-0.5", "1.5", "2.0")
+# Use the Python int counter ``cnt`` in float arithmetic too. Off: ``cnt`` modified under tensor
+# control flow becomes an int64 tensor (as in Paddle's AST mode), and float32 * int64 tensor then
+# differs from float32 * int eagerly (real Paddle 3.3.1 raises TypeError for it; our runtime
+# silently promotes to float64). An inherent AST-mode difference, not a converter bug.
+INT_ARITH = False
+
+
+class Choices:
+    """Where the generator's decisions come from."""
+
+    def int(self, lo, hi):          # inclusive
+        raise NotImplementedError
+
+    def choice(self, seq):
+        return seq[self.int(0, len(seq) - 1)]
+
+    def chance(self, percent):
+        return self.int(0, 99) < percent
+
+    def weighted(self, table):
+        """``table``: list of (weight, value); weights are ints."""
+        total = sum(w for w, _ in table)
+        k = self.int(0, total - 1)
+        for w, v in table:
+            if k < w:
+                return v
+            k -= w
+        return table[-1][1]
+
+
+class RandomChoices(Choices):
+    def __init__(self, seed):
+        self.rng = random.Random(seed)
+
+    def int(self, lo, hi):
+        return self.rng.randint(lo, hi)
+
+
+class Program:
+    """One generated function: ``source`` defines ``name``; inputs are described by the rest."""
+
+    def __init__(self, name, source, shape, dtype, m_shape, arity):
+        self.name, self.source, self.shape, self.dtype, self.m_shape, self.arity = \
+            name, source, shape, dtype, m_shape, arity
+
+    def __repr__(self):
+        return f"Program({self.name}, shape={self.shape}, dtype={self.dtype})\n{self.source}"
+
+
+class _Scope:
+    """What a block may read: float tensors, Python ints safe in arithmetic, ints and tensor ints
+    for predicates; and whether break/continue are allowed (inside a loop)."""
+
+    def __init__(self, floats, scal, pyints, tints, in_loop, depth):
+        self.floats, self.scal, self.pyints, self.tints = list(floats), list(scal), list(pyints), list(tints)
+        self.in_loop, self.depth = in_loop, depth
+
+    def child(self, in_loop=None, depth_inc=1):
+        return _Scope(self.floats, self.scal, self.pyints, self.tints,
+                      self.in_loop if in_loop is None else in_loop, self.depth + depth_inc)
+
+
+class _Gen:
+    def __init__(self, c, name, max_stmts, max_depth):
+        self.c = c
+        self.name = name
+        self.budget = max_stmts
+        self.max_depth = max_depth
+        self.counter = 0
+        self.lines = []
+        self.arity = 1
+        self.int_arith = INT_ARITH
+
+    def fresh(self, kind):
+        self.counter += 1
+        return f"{kind}{self.counter}"
+
+    def emit(self, indent, text):
+        self.lines.append("    " * indent + text)
+
+    # -- expressions --------------------------------------------------------------------------------
+    def var(self, sc):
+        return self.c.choice(sc.floats)
+
+    def fexpr(self, sc, depth=0):
+        c = self.c
+        kinds = [(3, "var"), (2, "add"), (2, "sub"), (2, "scale"), (1, "addc"), (2, "tanhmul"), (1, "tanh"),
+                 (1, "sin")]
+        if sc.scal:
+            kinds.append((1, "pyint"))
+        if depth == 0:
+            kinds.append((1, "ternary"))
+        k = c.weighted(kinds)
+        if k == "var":
+            return self.var(sc)
+        if k == "add":
+            return f"{self.var(sc)} + {self.var(sc)}"
+        if k == "sub":
+            return f"{self.var(sc)} - {self.var(sc)}"
+        if k == "scale":
+            return f"{self.var(sc)} * {c.choice(SCALES)}"
+        if k == "addc":
+            return f"{self.var(sc)} + {c.choice(SCALES)}"
+        if k == "tanhmul":
+            return f"paddle.tanh({self.var(sc)} * {self.var(sc)})"
+        if k == "tanh":
+            return f"paddle.tanh({self.var(sc)})"
+        if k == "sin":
+            return f"paddle.sin({self.var(sc)})"
+        if k == "pyint":
+            return f"{self.var(sc)} * {c.choice(sc.scal)}"
+        return f"({self.fexpr(sc, 1)} if {self.pred(sc, 1)} else {self.fexpr(sc, 1)})"
+
+    def tensor_pred(self, sc):
+        c = self.c
+        kinds = [(3, "mean"), (2, "sum"), (1, "max")]
+        if sc.tints:
+            kinds.append((2, "tint"))
+        k = c.weighted(kinds)
+        op = c.choice((">", "<"))
+        if k == "mean":
+            return f"paddle.mean({self.var(sc)}) {op} {c.choice(THRESHOLDS)}"
+        if k == "sum":
+            return f"{self.var(sc)}.sum() {op} {c.choice(THRESHOLDS)}"
+        if k == "max":
+            return f"paddle.max({self.var(sc)}) {op} {c.choice(THRESHOLDS)}"
+        return f"{c.choice(sc.tints)} {c.choice(('>', '<', '=='))} {c.int(0, 2)}"
+
+    def python_pred(self, sc):
+        c = self.c
+        k = c.weighted([(2, "n"), (1, "flag"), (1, "notflag"), (2, "int")])
+        if k == "n":
+            return f"n > {c.int(0, 2)}"
+        if k == "flag":
+            return "flag"
+        if k == "notflag":
+            return "not flag"
+        v = c.choice(sc.pyints)
+        return f"{v} % 2 == 0" if c.chance(50) else f"{v} < {c.int(0, 3)}"
+
+    def pred(self, sc, depth=0):
+        c = self.c
+        table = [(5, "tensor"), (3, "python")]
+        if depth == 0:
+            table += [(1, "and"), (1, "or"), (1, "not")]
+        k = c.weighted(table)
+        if k == "tensor":
+            return self.tensor_pred(sc)
+        if k == "python":
+            return self.python_pred(sc)
+        if k == "not":
+            return f"not ({self.pred(sc, 1)})"
+        return f"({self.pred(sc, 1)}) {k} ({self.pred(sc, 1)})"
+
+    def ret_value(self, sc):
+        vals = [self.fexpr(sc) for _ in range(self.arity)]
+        return ", ".join(vals)
+
+    # -- statements ---------------------------------------------------------------------------------
+    def block(self, sc, indent, n_min=1, n_max=3, prelude=None):
+        """Emit a block; returns True when it ends with a jump (break/continue/return)."""
+        if prelude:
+            for line in prelude:
+                self.emit(indent, line)
+        n = self.c.int(n_min, n_max)
+        emitted = bool(prelude)
+        for _ in range(n):
+            if self.budget <= 0 and emitted:
+                break
+            ended = self.stmt(sc, indent)
+            emitted = True
+            if ended:
+                return True
+        if not emitted:
+            self.emit(indent, "pass")
+        return False
+
+    def stmt(self, sc, indent):
+        c = self.c
+        self.budget -= 1
+        nested_ok = sc.depth < self.max_depth and self.budget > 0
+        table = [(4, "assign"), (1, "aug"), (1, "cnt"), (1, "temp")]
+        if nested_ok:
+            table += [(4, "if"), (2, "while_t"), (1, "while_py"), (1, "for_py"), (2, "for_t"), (1, "while_true"),
+                      (1, "def_both")]
+        if sc.in_loop:
+            table += [(2, "break"), (2, "continue")]
+        if sc.depth > 0:
+            table += [(1, "return")]
+        k = c.weighted(table)
+        if k == "assign":
+            target = c.choice(sc.floats)
+            e = self.fexpr(sc)
+            self.emit(indent, f"{target} = {e}")
+        elif k == "aug":
+            self.emit(indent, f"{c.choice(sc.floats)} {c.choice(('+=', '-='))} {self.var(sc)}")
+        elif k == "cnt":
+            self.emit(indent, f"cnt {c.choice(('+= 1', '+= 2', '-= 1'))}")
+        elif k == "temp":
+            name = self.fresh("u")
+            self.emit(indent, f"{name} = {self.fexpr(sc)}")
+            sc.floats.append(name)        # readable by the rest of this block only
+        elif k == "if":
+            self.if_stmt(sc, indent)
+        elif k == "while_t":
+            i = self.fresh("i")
+            start = c.choice(("paddle.zeros([1], dtype='int64')", "paddle.to_tensor(0)",
+                              "paddle.full([], 0, dtype='int64')"))
+            self.emit(indent, f"{i} = {start}")
+            test = f"{i} < {c.int(1, 3)}"
+            if c.chance(30):
+                test = f"{test} and {self.pred(sc, 1)}"
+            self.emit(indent, f"while {test}:")
+            inner = sc.child(in_loop=True)
+            inner.tints.append(i)
+            self.block(inner, indent + 1, prelude=[f"{i} = {i} + 1"])
+        elif k == "while_py":
+            j = self.fresh("j")
+            self.emit(indent, f"{j} = 0")
+            test = f"{j} < {c.int(1, 3)}"
+            if c.chance(40):
+                test = f"{test} and {self.pred(sc, 1)}"
+            self.emit(indent, f"while {test}:")
+            inner = sc.child(in_loop=True)
+            inner.pyints.append(j)
+            self.block(inner, indent + 1, prelude=[f"{j} += 1"])
+        elif k == "while_true":
+            # ``while True`` ending by a counter break: Python at first, staged once the flag is a tensor
+            if c.chance(60):
+                i = self.fresh("i")
+                self.emit(indent, f"{i} = paddle.zeros([1], dtype='int64')")
+                inc, bound = f"{i} = {i} + 1", f"{i} > {c.int(0, 2)}"
+                inner = sc.child(in_loop=True)
+                inner.tints.append(i)
+            else:
+                i = self.fresh("j")
+                self.emit(indent, f"{i} = 0")
+                inc, bound = f"{i} += 1", f"{i} > {c.int(0, 2)}"
+                inner = sc.child(in_loop=True)
+                inner.pyints.append(i)
+            self.emit(indent, "while True:")
+            self.block(inner, indent + 1, prelude=[inc, f"if {bound}:", "    break"])
+        elif k == "def_both":
+            # a new name bound in every branch of an if, used after it
+            name = self.fresh("w")
+            self.emit(indent, f"if {self.pred(sc)}:")
+            self.emit(indent + 1, f"{name} = {self.fexpr(sc)}")
+            for _ in range(c.int(0, 1)):
+                self.emit(indent, f"elif {self.pred(sc)}:")
+                self.emit(indent + 1, f"{name} = {self.fexpr(sc)}")
+            self.emit(indent, "else:")
+            self.emit(indent + 1, f"{name} = {self.fexpr(sc)}")
+            sc.floats.append(name)
+        elif k == "for_py":
+            kv = self.fresh("k")
+            self.emit(indent, f"for {kv} in range({c.choice(('n', str(c.int(0, 3))))}):")
+            inner = sc.child(in_loop=True)
+            inner.scal.append(kv)
+            inner.pyints.append(kv)
+            self.block(inner, indent + 1)
+        elif k == "for_t":
+            kv = self.fresh("k")
+            bound = c.choice(("m", f"paddle.to_tensor({c.int(0, 3)})", "m + 1"))
+            self.emit(indent, f"for {kv} in range({bound}):")
+            inner = sc.child(in_loop=True)
+            inner.tints.append(kv)
+            self.block(inner, indent + 1)
+        elif k in ("break", "continue"):
+            if c.chance(70):
+                self.emit(indent, f"if {self.pred(sc)}:")
+                self.emit(indent + 1, k)
+                if c.chance(30):
+                    self.emit(indent, "else:")
+                    self.block(sc.child(), indent + 1, 1, 2)
+            else:
+                self.emit(indent, k)
+                return True
+        elif k == "return":
+            self.emit(indent, f"return {self.ret_value(sc)}")
+            return True
+        return False
+
+    def if_stmt(self, sc, indent):
+        c = self.c
+        self.emit(indent, f"if {self.pred(sc)}:")
+        self.block(sc.child(), indent + 1)
+        while c.chance(25):
+            self.emit(indent, f"elif {self.pred(sc)}:")
+            self.block(sc.child(), indent + 1)
+        if c.chance(55):
+            self.emit(indent, "else:")
+            self.block(sc.child(), indent + 1)
+
+    def function(self):
+        c = self.c
+        self.arity = 2 if c.chance(20) else 1
+        self.emit(0, f"def {self.name}(x, y, m, n, flag):")
+        self.emit(1, f"s = x * {c.choice(SCALES)}")
+        self.emit(1, f"t = y + {c.choice(SCALES)}")
+        self.emit(1, "cnt = 0")
+        scal = ["n", "cnt"] if self.int_arith else ["n"]
+        sc = _Scope(["x", "y", "s", "t"], scal, ["n", "cnt"], ["m"], False, 0)
+        ended = False
+        while self.budget > 0 and not ended:
+            ended = self.stmt(sc, 1)
+        if not ended:
+            self.emit(1, f"return {self.ret_value(sc)}")
+        return "\n".join(self.lines) + "\n"
+
+
+def generate(choices, name="f", max_stmts=None, max_depth=3):
+    """One random `Program` named ``name``."""
+    c = choices
+    if max_stmts is None:
+        max_stmts = c.int(3, 12)
+    shape = c.choice(FLOAT_SHAPES)
+    dtype = c.choice(FLOAT_DTYPES)
+    m_shape = c.choice(([], [1]))
+    g = _Gen(c, name, max_stmts, max_depth)
+    src = g.function()
+    return Program(name, src, list(shape), dtype, list(m_shape), g.arity)
+
+
+def generate_batch(seed, count, prefix="f"):
+    """``count`` programs from one seed, named ``{prefix}{k}``."""
+    rc = RandomChoices(seed)
+    return [generate(rc, f"{prefix}{k}") for k in range(count)]
+
+
+def programs(max_stmts=None, max_depth=3):
+    """A hypothesis strategy of `Program` s (each choice is a drawn integer: failures shrink)."""
+    from hypothesis import strategies as st
+
+    class _Draw(Choices):
+        def __init__(self, draw):
+            self.draw = draw
+
+        def int(self, lo, hi):
+            return self.draw(st.integers(lo, hi))
+
+    @st.composite
+    def _programs(draw):
+        return generate(_Draw(draw), "f", max_stmts, max_depth)
+    return _programs()
