@@ -26,7 +26,7 @@ from runtime.static.control_flow import flatten, pack, while_loop
 from runtime.static.program import Variable, VarType, default_main_program
 from runtime.tensor import Tensor
 
-from .cond_lowering import is_number, placeholder_like, same_python_value
+from .cond_lowering import is_number, placeholder_like
 from .errors import where_text
 from .undefined import UndefinedVar, is_undefined
 
@@ -142,10 +142,9 @@ def static_while(cond_fn, body_fn, get, set_, names, loop_mask, where, first_con
     originals = {i: state[i] for i in idx}
     loop_vals = [pack(state[i], [_to_loop_value(x, names[i], where) for x in flatten(state[i])])
                  if not isinstance(state[i], TensorArrayList) else state[i].array for i in idx]
-    pyconst = {i: state[i] for i in range(len(names)) if i not in originals}
 
     def load(vals):
-        cur = list(get()) if len(vals) else list(state)
+        cur = list(get())
         for i, v in zip(idx, vals):
             cur[i] = pack(originals[i], [_from_loop_value(o, x) for o, x in
                                          zip(flatten(originals[i]), flatten(v))]) \
@@ -170,13 +169,8 @@ def static_while(cond_fn, body_fn, get, set_, names, loop_mask, where, first_con
             leaves = [_to_body_value(x, b, names[i], where) for x, b in
                       zip(_flat_checked(v, originals[i], names[i], where), flatten(before))]
             out.append(pack(before, leaves) if isinstance(before, (list, tuple, dict)) else leaves[0])
-        for i, v in pyconst.items():
-            if not (same_python_value(cur[i], v) or cur[i] is v or isinstance(cur[i], (Variable, Tensor))):
-                pass
         return out
 
-    if first_cond is not None and not isinstance(first_cond, Variable):
-        first_cond = None
     results = while_loop(cond, body, loop_vals) if idx else _while_no_state(cond, body)
     load(results)
 

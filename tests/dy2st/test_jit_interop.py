@@ -1,31 +1,16 @@
 """Models saved by our jit.save load in real PaddlePaddle 3.3.1 (paddle.jit.load and
 paddle.inference) and give our outputs (<= 1e-5 relative). Real Paddle runs in a subprocess;
-the test is skipped, with the reason printed, when it cannot be imported."""
+the test is skipped, with the reason in pytest's summary, when it cannot be imported (paddle_runner)."""
 import json
 import os
-import subprocess
-import sys
-import textwrap
 
 import numpy as np
-import pytest
 
 import dy2st as paddle
 
+from tests.interop.paddle_runner import run_paddle
+
 from .jit_models import MODELS, build
-
-
-def _paddle_python():
-    candidates = [os.environ.get("DY2ST_PADDLE_PYTHON"), sys.executable, "/work/venv-paddle/bin/python"]
-    for exe in [c for c in candidates if c]:
-        try:
-            if subprocess.run([exe, "-c", "import paddle"], capture_output=True, timeout=180).returncode == 0:
-                return exe
-        except (OSError, subprocess.TimeoutExpired):
-            continue
-    reason = "real paddlepaddle is not importable (install the test extra: pip install -e '.[test]')"
-    print(f"SKIPPED: {reason}")
-    pytest.skip(reason)
 
 
 PADDLE_SCRIPT = r"""
@@ -65,7 +50,7 @@ def check(root, name, n_cases):
     return worst
 
 
-root = sys.argv[1]
+root = os.getcwd()
 cases = json.load(open(os.path.join(root, "cases.json")))
 report = {}
 for name, n_cases in cases.items():
@@ -78,7 +63,6 @@ print(json.dumps(report))
 
 
 def test_our_saved_models_load_in_real_paddle(tmp_path):
-    exe = _paddle_python()
     cases = {}
     for name in sorted(MODELS):
         model, specs, inputs = build(name)
@@ -91,9 +75,7 @@ def test_our_saved_models_load_in_real_paddle(tmp_path):
             np.save(tmp_path / name / f"out{k}.npy", out.numpy())
         cases[name] = len(inputs)
     (tmp_path / "cases.json").write_text(json.dumps(cases))
-    env = dict(os.environ, GLOG_minloglevel="3", PYTHONPATH="")
-    res = subprocess.run([exe, "-c", PADDLE_SCRIPT, str(tmp_path)], capture_output=True, text=True, timeout=600,
-                         env=env)
+    res = run_paddle(PADDLE_SCRIPT, tmp_path)
     assert res.returncode == 0, res.stderr[-4000:]
     report = json.loads(res.stdout.strip().splitlines()[-1])
     assert set(report) == set(MODELS)
