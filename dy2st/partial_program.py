@@ -14,6 +14,8 @@ call; buffers the Program writes, e.g. batch-norm statistics, are written back i
 """
 from __future__ import annotations
 
+import os
+
 import weakref
 
 import numpy as np
@@ -23,8 +25,8 @@ from runtime.autograd import GradNode
 from runtime.framework import state
 from runtime.ops.registry import OpDef, all_ops, lookup, register
 from runtime.static.backward import _run as _static_backward
-from runtime.static.codegen import UNSET, CompileError, compile_program
-from runtime.static.interpreter import annotate
+from runtime.static.codegen import UNSET, CompileError, compile_program as _compile_program
+from runtime.static.interpreter import InterpretedProgram, annotate
 from runtime.static.program import Program, Variable, program_guard
 from runtime.static.prune import op_reads_writes
 from runtime.static.scope import _global_scope
@@ -92,6 +94,14 @@ def _run_program_grad(ctx, douts):
 _TAPE_OPDEF = OpDef("run_program", ["X[]", "Params[]"], ["Out[]"],
                     {"global_block": ("BLOCK", None), "is_test": ("BOOLEAN", False), "program_id": ("LONG", 0)},
                     kernel=_run_program_kernel, infer_meta=_run_program_meta, grad=_run_program_grad)
+
+
+def compile_program(program, feed_names, fetch_names):
+    """The program's compiled function, or the reference interpreter behind the same interface when
+    the environment sets ``DY2ST_EXECUTOR=interpreter`` (read per compilation, as the Executor does)."""
+    if os.environ.get("DY2ST_EXECUTOR") == "interpreter":
+        return InterpretedProgram(program, feed_names, fetch_names)
+    return _compile_program(program, feed_names, fetch_names)
 
 
 def _call(compiled, feed, bindings):
@@ -341,6 +351,9 @@ class PartialProgram:
         # targets are differentiated through a copy (pruned from the forward run: nothing reads it)
         read = {n for blk in prog.blocks for op in blk.ops for n in op.input_arg_names}
         read.update(sources)
+        # an output fetched twice (``return t, t``) goes through a copy at EVERY occurrence, so each
+        # occurrence's gradient reaches t through its own assign
+        read.update(n for n in self._fetch_names if self._fetch_names.count(n) > 1)
         targets, douts, dout_of = [], [], []
         for name in self._fetch_names:
             v = gb._var_recursive(name)

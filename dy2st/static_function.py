@@ -57,6 +57,7 @@ class ConcreteProgram:
         from runtime.tensor import Parameter
         self.parameters = [t for t in main_program._eager_bindings.values() if isinstance(t, Parameter)]
         self._runner = None
+        self._single = structure.index if isinstance(structure, _Out) and (outputs or inputs) else None
 
     @property
     def runner(self):
@@ -66,6 +67,9 @@ class ConcreteProgram:
         return self._runner
 
     def run(self, tensors):
+        single = self._single
+        if single is not None:      # the common case: one tensor returned
+            return self.runner(tensors)[single]
         outs = self.runner(tensors) if self.outputs or self.inputs else []
         return pack(self.structure, [outs[leaf.index] if isinstance(leaf, _Out) else leaf
                                      for leaf in flatten(self.structure)])
@@ -127,6 +131,7 @@ class StaticFunction:
         self._bound = weakref.WeakKeyDictionary()
         self._cache = ProgramCache()
         self._fast = None          # (signature of the last call, its ConcreteProgram)
+        self._fast_args = None     # (signature, training, ConcreteProgram.run) of the last all-tensor call
         self._eager_only = None    # reason, once conversion failed with fallback on
         self._signature = None
         functools.update_wrapper(self, function)
@@ -211,6 +216,18 @@ class StaticFunction:
 
     # -- calling ---------------------------------------------------------------------------------------
     def __call__(self, *args, **kwargs):
+        fast = self._fast_args
+        if fast is not None and not kwargs and _settings["enabled"] and not state.static:
+            # the hot path: positional tensors with the same classes, shapes, dtypes and stop_gradient
+            # as the last call, in the same train/eval mode, reuse its program without building a key
+            try:
+                sig = tuple([(a.__class__, a._data.shape, a._data.dtype, a.stop_gradient) for a in args])
+            except AttributeError:
+                sig = None
+            if sig == fast[0]:
+                inst = self._instance
+                if (bool(getattr(inst, "training", False)) if inst is not None else False) is fast[1]:
+                    return fast[2](args)
         if not _settings["enabled"] or self._eager_only is not None:
             return self._call_eager(args, kwargs)
         if state.static:
@@ -219,6 +236,10 @@ class StaticFunction:
         cp = self._lookup(args, kwargs)
         if cp is None:      # fell back to eager
             return self._call_eager(args, kwargs)
+        if not kwargs and all(isinstance(a, Tensor) for a in args):
+            inst = self._instance
+            self._fast_args = (tuple([(a.__class__, a._data.shape, a._data.dtype, a.stop_gradient) for a in args]),
+                               bool(getattr(inst, "training", False)) if inst is not None else False, cp.run)
         return cp.run([a for a in flatten([args, kwargs]) if _is_tensor_arg(a)])
 
     def _call_eager(self, args, kwargs):
@@ -233,7 +254,7 @@ class StaticFunction:
         fast = self._fast
         sig = None
         if not specs_only:
-            sig = (training,) + tuple((a._data.shape, a._data.dtype) if isinstance(a, Tensor) else
+            sig = (training,) + tuple((a._data.shape, a._data.dtype, a.stop_gradient) if isinstance(a, Tensor) else
                                       (a.shape, a.dtype) if isinstance(a, np.ndarray) else
                                       (type(a), a if _hashable(a) else id(a)) for a in leaves) + \
                 (len(args), tuple(sorted(kwargs)))

@@ -93,3 +93,54 @@ def annotate(e, op):
         e._dy2st_annotated = True
     except Exception:
         pass
+
+
+class InterpretedProgram:
+    """The interpreter behind the interface of codegen's ``CompiledProgram``: ``fn(feed, S, B)``
+    runs the (pruned) global block op by op and returns the fetched values; persistable values
+    come from the eager bindings ``B`` or the scope dict ``S`` and the ones the ops write go back.
+    Callers that compile a Program (the to_static runtime) use it when ``DY2ST_EXECUTOR=interpreter``,
+    so the reference executor checks the same Programs the compiled one runs."""
+
+    def __init__(self, program, feed_names=(), fetch_names=()):
+        from .codegen import UNSET
+        from .prune import op_reads_writes, prune_ops
+        block = program.global_block()
+        self.feed_names = tuple(feed_names)
+        self.fetch_names = tuple(fetch_names)
+        self.ops = prune_ops(block, self.fetch_names, self.feed_names)
+        self.source = "\n".join(str(op) for op in self.ops)
+        bindings = program._eager_bindings
+        persistable = [n for n, v in block.vars.items() if v.persistable or n in bindings]
+        reads, writes = set(), set()
+        for op in self.ops:
+            r, w = op_reads_writes(op)
+            reads.update(r)
+            writes.update(w)
+        # feeds the run reads (the compiled program reports the same: callers skip unread feeds)
+        self.feed_names = tuple(n for n in self.feed_names if n in reads or n in self.fetch_names)
+        loads = [n for n in persistable if n in reads or n in writes]
+        stores = [n for n in persistable if n in writes]
+        ops, fetches = self.ops, self.fetch_names
+
+        def fn(feed, S, B):
+            env = {}
+            for n in loads:
+                if n in B:
+                    env[n] = B[n]._data
+                elif n in S:
+                    env[n] = S[n]
+            env.update(feed)
+            for op in ops:
+                run_op(op, env)
+            for n in stores:
+                if n in env:
+                    if n in B:
+                        B[n]._data = env[n]
+                    else:
+                        S[n] = env[n]
+            return tuple(env.get(n, UNSET) for n in fetches)
+        self.fn = fn
+
+    def site_of(self, tb):
+        return None      # run_op already names the op and the user's line on every error

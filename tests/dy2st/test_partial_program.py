@@ -381,3 +381,40 @@ def test_outputs_that_are_inputs_or_parameters(f64):
     (x2.sum() + fc(x2).sum() + (fc.weight * fc.weight).sum()).backward()
     np.testing.assert_allclose(x.grad.numpy(), x2.grad.numpy(), rtol=1e-12)
     np.testing.assert_allclose(gw, fc.weight.grad.numpy(), rtol=1e-12)
+
+
+def test_dy2st_executor_interpreter_runs_the_reference_interpreter(monkeypatch, f64):
+    """DY2ST_EXECUTOR=interpreter: forward, forward-with-saves and backward all run op by op, and
+    give the compiled back end's outputs, gradients and batch-norm statistics."""
+    from runtime.static.interpreter import InterpretedProgram
+
+    class Net(paddle.nn.Layer):
+        def __init__(self):
+            super().__init__()
+            self.fc = paddle.nn.Linear(4, 3)
+            self.bn = paddle.nn.BatchNorm1D(3)
+
+        def forward(self, x):
+            return F.relu(self.bn(self.fc(x)))
+
+    xv = np.random.RandomState(7).randn(5, 4)
+    results = []
+    for backend in ("compiled", "interpreter"):
+        monkeypatch.setenv("DY2ST_EXECUTOR", backend)
+        paddle.seed(11)
+        net = Net()
+        pp, *_ = build(lambda x: net(x), [("x", [-1, 4], "float64")])
+        x = paddle.to_tensor(xv, stop_gradient=False)
+        out = pp([x])[0]
+        (out * out).sum().backward()
+        with paddle.no_grad():
+            inference = pp([paddle.to_tensor(xv)])[0].numpy()
+        plan = next(iter(pp._plans.values()))
+        assert isinstance(plan.fwd, InterpretedProgram) == (backend == "interpreter")
+        assert isinstance(pp._compiled, InterpretedProgram) == (backend == "interpreter")
+        results.append([out.numpy(), inference, x.grad.numpy()]
+                       + [p.grad.numpy() for p in net.parameters() if not p.stop_gradient]
+                       + [net.bn._mean.numpy().copy(), net.bn._variance.numpy().copy()])
+    assert len(results[0]) == 3 + 4 + 2     # fc weight, bias, bn weight, bias; bn statistics
+    for a, b in zip(*results):
+        np.testing.assert_allclose(b, a, rtol=1e-12, atol=1e-14)

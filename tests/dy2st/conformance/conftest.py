@@ -5,7 +5,8 @@ from .harness import BACKENDS
 
 @pytest.fixture(params=BACKENDS)
 def backend(request, monkeypatch):
-    # PartialProgram does not read DY2ST_EXECUTOR (yet); the harness also runs the traced
-    # Program through Executor(backend="interpreter") for the interpreter case.
+    # PartialProgram reads DY2ST_EXECUTOR when it compiles (forward, and forward/backward of
+    # training), so with "interpreter" the whole converted call, gradients included, runs on the
+    # reference interpreter; the harness also runs the traced Program through an Executor.
     monkeypatch.setenv("DY2ST_EXECUTOR", request.param)
     return request.param

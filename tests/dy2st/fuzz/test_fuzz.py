@@ -4,7 +4,7 @@ A fixed-seed set of 300 generated programs (tests/dy2st/fuzz/generator.py) is ch
 several inputs each taking different paths: outputs and input gradients of the to_static run
 (compiled back end, through PartialProgram) and the outputs of the same traced Program run by
 ``Executor(backend="interpreter")`` must equal the eager run. Plus a small hypothesis run, the
-minimal programs of bugs the fuzzer found (regressions), and the known open bug as an xfail.
+minimal programs of bugs the fuzzer found (regressions).
 ``run_long.py`` in this directory does long runs.
 """
 from __future__ import annotations
@@ -127,11 +127,7 @@ def test_fuzz_regressions(source, where, arity):
     assert not failures, _report(failures)
 
 
-@pytest.mark.xfail(strict=True, reason="KNOWN BUG in dy2st/partial_program.py (PartialProgram._plan): when one "
-                                       "Variable is fetched twice (``return t, t``) the backward seeds the first "
-                                       "occurrence before deciding to copy the second, so the gradient of one "
-                                       "occurrence is lost (x.grad 1 instead of 2). The fuzz harness skips the "
-                                       "gradient check for repeated outputs (harness._repeats)")
+# once a bug: the gradient of one occurrence of an output fetched twice was lost (x.grad 1, not 2)
 def test_repeated_output_gradient():
     import dy2st as paddle
     src = """def f_repeat(y):
