@@ -8,6 +8,7 @@ calls these.
 from __future__ import annotations
 
 import builtins
+import operator
 
 import numpy as np
 
@@ -26,7 +27,8 @@ from .undefined import UndefinedVar, is_undefined  # noqa: F401
 __all__ = ["convert_ifelse", "convert_ifexp", "convert_while_loop", "convert_for_loop", "convert_logical_and",
            "convert_logical_or", "convert_logical_not", "convert_assert", "convert_print", "convert_len",
            "convert_int", "convert_float", "convert_bool", "convert_shape", "convert_range", "convert_enumerate",
-           "return_value", "python_bool", "UndefinedVar", "Call"]
+           "return_value", "python_bool", "UndefinedVar", "Call", "convert_setitem", "convert_attr_setitem",
+           "convert_container_setitem", "load_attr", "store_attr"]
 
 
 def _is_var(x):
@@ -243,6 +245,72 @@ def convert_len(x):
     if isinstance(x, TensorArrayList):
         return x.length()
     return builtins.len(x)
+
+
+_AUG_OPS = {"+": operator.iadd, "-": operator.isub, "*": operator.imul, "/": operator.itruediv,
+            "//": operator.ifloordiv, "%": operator.imod, "**": operator.ipow, "@": operator.imatmul,
+            "&": operator.iand, "|": operator.ior, "^": operator.ixor, "<<": operator.ilshift, ">>": operator.irshift}
+
+
+def convert_setitem(target, index, value, aug=None):
+    """``target[index] = value`` (or ``target[index] <aug>= value``); returns what the name holding
+    ``target`` must hold afterwards: a new Variable (a ``set_value`` op) for a static Variable, the same
+    object otherwise."""
+    if state.static:
+        # while tracing, an eager tensor (a buffer the Program reads) is not changed in place at trace
+        # time: the assignment becomes an op on its Variable, and the result is written back later
+        if isinstance(index, Tensor):
+            index = as_variable(default_main_program().current_block(), index)
+        if isinstance(target, Tensor):
+            target = as_variable(default_main_program().current_block(), target)
+    if aug is not None:
+        value = _AUG_OPS[aug](target[index], value)
+    if _is_var(target):
+        from runtime.api.indexing import setitem_value
+        return setitem_value(target, index, value)
+    target[index] = value
+    return target
+
+
+def convert_attr_setitem(obj, attr, index, value, aug=None):
+    """``obj.attr[index] = value``: the attribute is set again only when the item assignment made a new
+    value (a static Variable), so ordinary objects see a plain item assignment."""
+    old = getattr(obj, attr)
+    new = convert_setitem(old, index, value, aug)
+    if new is not old:
+        setattr(obj, attr, new)
+
+
+def convert_container_setitem(container, key, index, value, aug=None):
+    """``container[key][index] = value``."""
+    old = container[key]
+    new = convert_setitem(old, index, value, aug)
+    if new is not old:
+        if _is_var(container):
+            raise TypeError(f"cannot assign into an element of an element of a static Variable "
+                            f"(x[{key!r}][...] = v); index it once instead: x[{key!r}, ...] = v")
+        container[key] = new
+
+
+def load_attr(obj, path):
+    """``obj.<path>`` for branch/loop state, or an UndefinedVar naming it when it does not exist yet."""
+    for part in path.split("."):
+        try:
+            obj = getattr(obj, part)
+        except AttributeError:
+            return UndefinedVar(path)
+    return obj
+
+
+def store_attr(obj, path, value):
+    """``obj.<path> = value`` after a converted branch or loop (a value left undefined is not set)."""
+    if is_undefined(value):
+        return
+    *parents, last = path.split(".")
+    for part in parents:
+        obj = getattr(obj, part)
+    if getattr(obj, last, None) is not value:
+        setattr(obj, last, value)
 
 
 def convert_shape(x):

@@ -85,6 +85,12 @@ def _to_loop_value(v, name, where):
                     "variables of a static while loop")
 
 
+def _is_plain_object(v):
+    """A value that cannot be a loop variable and is carried by identity (a Layer, a module ...)."""
+    return not isinstance(v, (Variable, Tensor, TensorArrayList, list, tuple, dict, str, bytes)) \
+        and not is_number(v) and not is_undefined(v) and v is not None
+
+
 def _from_loop_value(orig, v):
     if isinstance(v, Variable) and v.type == VarType.LOD_TENSOR_ARRAY:
         return orig if isinstance(orig, TensorArrayList) and orig.array is v else TensorArrayList(v)
@@ -139,6 +145,10 @@ def static_while(cond_fn, body_fn, get, set_, names, loop_mask, where, first_con
     # runtime's assign kernel turns into a stacked ndarray
     idx = [i for i in idx if not is_undefined(state[i]) and state[i] is not None
            and not isinstance(state[i], TensorArrayList)]
+    # objects only mutated in the body (``self`` whose buffers are assigned: those are state entries
+    # of their own) are not loop variables; rebinding one to another object is refused below
+    objects = {i: state[i] for i in idx if _is_plain_object(state[i])}
+    idx = [i for i in idx if i not in objects]
     originals = {i: state[i] for i in idx}
     loop_vals = [pack(state[i], [_to_loop_value(x, names[i], where) for x in flatten(state[i])])
                  if not isinstance(state[i], TensorArrayList) else state[i].array for i in idx]
@@ -160,6 +170,9 @@ def static_while(cond_fn, body_fn, get, set_, names, loop_mask, where, first_con
         load(vals)
         body_fn()
         cur = get()
+        for i, obj in objects.items():
+            if cur[i] is not obj:
+                _to_loop_value(cur[i], names[i], where)     # raises: not a loop value
         out = []
         for i, before in zip(idx, vals):
             v = cur[i]

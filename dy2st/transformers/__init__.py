@@ -6,7 +6,7 @@ the analyses (dy2st/analysis) run: after the passes that restructure the code wi
 before the passes that turn control flow into helper calls and read the annotations.
 """
 from . import (assertions, break_continue, calls, decorators, generators, ifelse, logical, loops,
-               return_statements, shapes, super_call, undefined_init)
+               return_statements, setitem, shapes, super_call, undefined_init)
 
 ANALYSE = "analyse"
 
@@ -20,6 +20,7 @@ PASSES = (
     calls,               # f(x) -> _jst.Call(f)(x)
     shapes,              # x.shape -> convert_shape(x)
     logical,             # and / or / not / chained compare -> convert_logical_*
+    setitem,             # x[i] = v -> x = convert_setitem(x, i, v)
     ANALYSE,             # CFG, activity, liveness, reaching definitions
     ifelse,              # if / ternary -> convert_ifelse / convert_ifexp
     loops,               # while / for -> convert_while_loop / convert_for_loop

@@ -38,7 +38,7 @@ import gast
 from ..analysis import info
 from .base import FunctionBodyTransformer, call, const, expr, funcdef, jst, lambda0, load, located, scope_decls, \
     tuple_const
-from .control_flow_common import note_undefined, state_functions
+from .control_flow_common import assigned_attributes, note_undefined, state_functions
 
 
 class _IfElse(FunctionBodyTransformer):
@@ -48,11 +48,13 @@ class _IfElse(FunctionBodyTransformer):
         if a is None:       # created after the analysis ran: nothing to carry
             return node
         ctx = self.ctx
-        state = sorted(a.modified)
-        outputs = tuple(n in a.live_out for n in state)
+        names = sorted(a.modified)
+        state = names + assigned_attributes(node.body + node.orelse)
+        # attributes outlive the function: always outputs
+        outputs = tuple(n in a.live_out or "." in n for n in state)
         note_undefined(ctx, a, [n for n, o in zip(state, outputs) if o] + state, node)
         t_name, f_name = ctx.fresh("true_fn"), ctx.fresh("false_fn")
-        decls = scope_decls(ctx, state)
+        decls = scope_decls(ctx, names)
         t_fn = funcdef(t_name, [], decls + node.body)
         f_fn = funcdef(f_name, [], (decls + node.orelse) if node.orelse else [gast.Pass()])
         state_fns, get_name, set_name = state_functions(ctx, state, node)

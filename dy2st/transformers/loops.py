@@ -42,14 +42,16 @@ from ..analysis import info
 from .base import FunctionBodyTransformer, and_, call, expr, funcdef, jst, kw, lambda0, load, located, \
     scope_decls, tuple_const
 from . import logical
-from .control_flow_common import note_undefined, state_functions
+from .control_flow_common import assigned_attributes, note_undefined, state_functions
 
 
 class _Loops(FunctionBodyTransformer):
     def _common(self, node):
         a = info(node)
-        state = sorted(a.modified)
-        mask = tuple(n in a.live_in for n in state)
+        names = sorted(a.modified)
+        # attribute paths assigned in the body (Layer buffers) are loop variables too
+        state = names + assigned_attributes(node.body)
+        mask = tuple(n in a.live_in or "." in n for n in state)
         note_undefined(self.ctx, a, state, node)
         return a, state, mask
 
@@ -61,7 +63,7 @@ class _Loops(FunctionBodyTransformer):
         _, state, mask = self._common(node)
         c_name, b_name = ctx.fresh("cond"), ctx.fresh("body")
         cond_fn = funcdef(c_name, [], [gast.Return(value=node.test)])
-        body_fn = funcdef(b_name, [], scope_decls(ctx, state) + node.body)
+        body_fn = funcdef(b_name, [], scope_decls(ctx, [n for n in state if "." not in n]) + node.body)
         state_fns, get_name, set_name = state_functions(ctx, state, node)
         helper = call(jst("convert_while_loop"), [load(c_name), load(b_name), load(get_name), load(set_name),
                                                  tuple_const(state), tuple_const(mask), ctx.where(node)])
@@ -75,7 +77,8 @@ class _Loops(FunctionBodyTransformer):
         _, state, mask = self._common(node)
         b_name, item = ctx.fresh("body"), ctx.fresh("item")
         bind = gast.Assign(targets=[node.target], value=load(item), type_comment=None)
-        body_fn = funcdef(b_name, [item], scope_decls(ctx, state) + [located(bind, node)] + node.body)
+        body_fn = funcdef(b_name, [item], scope_decls(ctx, [n for n in state if "." not in n]) + [located(bind, node)]
+                          + node.body)
         state_fns, get_name, set_name = state_functions(ctx, state, node)
         keywords = []
         extra = getattr(node, "dy2st_extra_tests", None)

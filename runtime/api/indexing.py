@@ -347,6 +347,16 @@ def setitem_value(x, index, value):
                 if len(shape) > k:
                     cond = run_op("reshape2", cond, None, None, shape=list(mask.shape) + [1] * (len(shape) - k))
                 return run_op("where", cond, v if is_var(v) else _const(v), x)
+        if not is_bool and at == 0 and not isinstance(x, Tensor):
+            # static x[ids] = v, integer ids over the first axis: one scatter. The updates get their
+            # shape [len(ids), *x.shape[1:]] (which may be unknown) from a gather of the same rows
+            ids = mask if is_var(mask) else _const(np.asarray(mask))
+            if len(ids.shape) != 1:
+                ids = run_op("reshape2", ids, None, None, shape=[-1])
+            v = _value_for(x, value) if not _scalar(value) else np.asarray(value, dtype=x.dtype.np)
+            rows = run_op("scale", run_op("gather", x, ids, None, axis=0), None, scale=0.0)
+            upd = run_op("elementwise_add", rows, v if is_var(v) else _const(v))
+            return run_op("scatter", x, ids, upd, overwrite=True)
     if not isinstance(x, Tensor):
         raise NotImplementedError("assigning through list/tensor indices is not supported in static mode yet "
                                   "(except x[bool_mask] = value); use paddle.scatter or paddle.where")

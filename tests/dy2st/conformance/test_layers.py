@@ -183,9 +183,5 @@ def test_batch_norm(train, backend):
     np.testing.assert_allclose(static.bn._variance.numpy(), eager.bn._variance.numpy(), rtol=1e-5, atol=1e-6)
 
 
-@pytest.mark.xfail(reason="dy2st/cond_lowering.py static_ifelse: a buffer assigned (self.count = ...) inside a "
-                          "tensor-dependent branch is not carried out of the branch block (only local names are "
-                          "branch state); the buffer write-back then reads a sub-block Variable and the Program "
-                          "fails verification", strict=True)
 def test_buffer_assigned_in_tensor_branch():
     check_layer(BufferInBranch, [[X], [-X]])

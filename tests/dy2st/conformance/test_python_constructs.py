@@ -176,7 +176,5 @@ def test_with_no_grad_forward(backend):
     check(with_no_grad, [[POS]], backend, grad=False)
 
 
-@pytest.mark.xfail(reason="compiler gap: tensor item assignment (y[0] = v) is not converted to a set_value op; the "
-                          "runtime refuses __setitem__ on a static Variable", raises=RuntimeError, strict=True)
-def test_tensor_setitem():
-    check(tensor_setitem, [[POS]])
+def test_tensor_setitem(backend):
+    check(tensor_setitem, [[POS]], backend)
