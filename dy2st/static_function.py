@@ -71,8 +71,13 @@ class ConcreteProgram:
         if single is not None:      # the common case: one tensor returned
             return self.runner(tensors)[single]
         outs = self.runner(tensors) if self.outputs or self.inputs else []
-        return pack(self.structure, [outs[leaf.index] if isinstance(leaf, _Out) else leaf
-                                     for leaf in flatten(self.structure)])
+        res = pack(self.structure, [outs[leaf.index] if isinstance(leaf, _Out) else leaf
+                                    for leaf in flatten(self.structure)])
+        return iter(res) if type(res) is _Yielded else res
+
+
+class _Yielded(tuple):
+    """The values a converted generator function yielded while it was traced."""
 
 
 class _Out:
@@ -364,6 +369,11 @@ class StaticFunction:
                     outs = converted(inst, *new_args, **new_kwargs)
                 else:
                     outs = converted(*new_args, **new_kwargs)
+                if inspect.isgenerator(outs):
+                    # a generator function: its body runs to the end at trace time (tensor
+                    # conditions around a yield are refused by the generators pass); every call of
+                    # the Program returns an iterator over the values it yielded
+                    outs = _Yielded(outs)
                 fetches, structure = _collect_outputs(outs, fn)
                 _record_buffer_writes(main, inst, buffers_before)
         except Exception as e:

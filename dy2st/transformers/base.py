@@ -109,8 +109,14 @@ def located(nodes, like):
         for sub in gast.walk(n):
             if "lineno" in sub._attributes and getattr(sub, "lineno", None) is None and line is not None:
                 sub.lineno, sub.col_offset = line, col
-                sub.end_lineno, sub.end_col_offset = getattr(like, "end_lineno", line), \
-                    getattr(like, "end_col_offset", col)
+                # a generated node spans the statement's FIRST line only: CPython places a method
+                # call (``_jst.convert_while_loop(...)``) at its attribute's end line, which would
+                # otherwise be the last line of the user's loop
+                end_line = getattr(like, "end_lineno", line)
+                sub.end_lineno = line
+                sub.end_col_offset = getattr(like, "end_col_offset", col) if end_line == line else col
+                if sub.end_col_offset is None or sub.end_col_offset < col:
+                    sub.end_col_offset = col
     return nodes
 
 
@@ -126,8 +132,10 @@ def scope_decls(ctx, names):
 
 
 class FunctionBodyTransformer(gast.NodeTransformer):
-    """Visits the root function's own code: nested user functions, classes and lambdas are
-    left alone (they are converted when they are called)."""
+    """Visits the root function's own code: nested user functions and classes are left alone
+    (they are converted when they are called). Lambdas ARE visited: a lambda body is one
+    expression, so the expression passes (calls, shapes, and/or/not, conditional expressions)
+    convert it in place, and nothing else could convert it later (its source is not a def)."""
 
     def __init__(self, ctx):
         self.ctx = ctx
@@ -143,6 +151,7 @@ class FunctionBodyTransformer(gast.NodeTransformer):
         return node
 
     def visit_Lambda(self, node):
+        self.generic_visit(node)
         return node
 
 

@@ -88,6 +88,28 @@ def call_map_lambda(x):
     return paddle.add_n(list(map(lambda k: x * k, [1.0, 2.0, 3.0])))
 
 
+def lambda_tensor_ternary(x):
+    pick = lambda v: v * 2 if v.mean() > 0 else v - 1  # noqa: E731
+    return pick(x)
+
+
+def lambda_logical_and_shape(x):
+    ok = lambda v: (v.sum() > 0) and (v.max() < 10)  # noqa: E731
+    rows = lambda v: v.shape[0] * 2  # noqa: E731
+    return paddle.where(ok(x), x * rows(x), -x)
+
+
+def lambda_calls_user_function_with_control_flow(x):
+    g = lambda v: _branchy(v) + 1  # noqa: E731
+    return g(x)
+
+
+def _branchy(v):
+    if v.mean() > 0:
+        return v * 3
+    return v * -1
+
+
 def _fact(k):
     if k <= 1:
         return 1
@@ -193,6 +215,9 @@ CASES = [
     (call_nested_def_with_loop, [[POS, Arg(i64(0))], [POS, Arg(i64(3))]]),
     (call_lambda, [[POS]]),
     (call_map_lambda, [[POS]]),
+    (lambda_tensor_ternary, [[POS], [NEG]]),
+    (lambda_logical_and_shape, [[POS], [NEG]]),
+    (lambda_calls_user_function_with_control_flow, [[POS], [NEG]]),
     (call_recursion_python, [[POS, 1], [POS, 4]]),
     (call_recursion_tensor_args, [[POS]]),
     (call_partial, [[POS]]),

@@ -155,19 +155,33 @@ def test_yield_under_tensor_predicate_is_refused():
     assert "test_python_constructs.py:" in msg
 
 
-@pytest.mark.xfail(reason="dy2st/static_function.py _trace: to_static on a generator function traces only the "
-                          "creation of the generator object; iterating it later runs the body on static Variables "
-                          "outside tracing (RecursionError in runtime indexing) instead of a clear error",
-                   strict=True)
 def test_to_static_on_a_generator_with_tensor_if_is_refused():
     sf = paddle.jit.to_static(_yield_under_tensor)
     with pytest.raises(TypeError, match="tensor-dependent if statement at test_python_constructs.py:[0-9]+"):
         list(sf(paddle.to_tensor(POS)))
 
 
-@pytest.mark.xfail(reason="runtime/static/builder.py: ops built in a Program under paddle.no_grad() keep gradients "
-                          "(the static builder ignores the no_grad state), so the converted gradient differs",
-                   strict=True)
+def _yield_python_loop(x):
+    for k in range(3):
+        yield x * k
+    yield {"sum": x.sum()}
+
+
+def test_to_static_on_a_generator_yields_every_value():
+    """The generator runs to its end at trace time; each call returns an iterator over the values."""
+    sf = paddle.jit.to_static(_yield_python_loop)
+    for scale in (1.0, 2.0):
+        x = paddle.to_tensor(POS * scale)
+        got, want = sf(x), _yield_python_loop(x)
+        assert iter(got) is got
+        got, want = list(got), list(want)
+        assert len(got) == len(want) == 4
+        for g, w in zip(got[:3], want[:3]):
+            np.testing.assert_allclose(g.numpy(), w.numpy(), rtol=1e-6)
+        np.testing.assert_allclose(got[3]["sum"].numpy(), want[3]["sum"].numpy(), rtol=1e-6)
+    assert len(sf.program_cache) == 1
+
+
 def test_with_no_grad_gradient():
     check(with_no_grad, [[POS]])
 
