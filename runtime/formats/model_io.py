@@ -10,11 +10,11 @@ problem is a `ModelFormatError` naming the file.
 from __future__ import annotations
 
 import os
-import tempfile
 from typing import NamedTuple
 
 import numpy as np
 
+from ..utils.atomic_write import write_files_atomically
 from ..static.program import Parameter
 from .errors import ModelFormatError, UnsafeInfoError
 from .pdiparams import code_of_dtype, info_to_bytes, params_to_bytes, read_info, read_params
@@ -89,33 +89,12 @@ def save_model(prefix, program, feed_names, fetch_vars, params, *, info=None, wr
     contents = [(model_paths(prefix)[0], model_bytes), (model_paths(prefix)[1], params_to_bytes(arrays))]
     if write_info:
         contents.append((model_paths(prefix)[2], info_to_bytes(default_info(program) if info is None else info)))
-    _write_atomically(contents)
+    write_files_atomically(contents)
     if not write_info:
         try:
             os.remove(model_paths(prefix)[2])
         except FileNotFoundError:
             pass
-
-
-def _write_atomically(contents):
-    """Write every (path, bytes) to a temporary file beside it, then rename them all into place."""
-    temps = []
-    try:
-        for path, data in contents:
-            d = os.path.dirname(os.path.abspath(path))
-            os.makedirs(d, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(path) + ".", suffix=".tmp", dir=d)
-            temps.append(tmp)
-            with os.fdopen(fd, "wb") as f:
-                f.write(data)
-                f.flush()
-                os.fsync(f.fileno())
-        for (path, _), tmp in zip(contents, temps):
-            os.replace(tmp, path)
-    finally:
-        for tmp in temps:
-            if os.path.exists(tmp):
-                os.remove(tmp)
 
 
 def _read(path, what, required=True):

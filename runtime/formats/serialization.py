@@ -14,10 +14,10 @@ from __future__ import annotations
 import collections
 import os
 import pickle
-import tempfile
 
 import numpy as np
 
+from ..utils.atomic_write import write_files_atomically
 from ..errors import UnsafePickleError
 from ..tensor import Tensor
 from .safe_pickle import SafeUnpickler
@@ -134,19 +134,7 @@ def save(obj, path, protocol=4, **configs):
         raise ValueError(f"paddle.save: path {path!r} is an existing directory; pass a file name")
     if dirname:
         os.makedirs(dirname, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=dirname or ".", prefix=f".{filename}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            pickle.dump(data, f, protocol=protocol)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+    write_files_atomically([(path, pickle.dumps(data, protocol=protocol))])
 
 
 # -- load ----------------------------------------------------------------------------------

@@ -8,10 +8,10 @@ become ONNX subgraphs (If branches, Loop bodies) that read outer values by name.
 from __future__ import annotations
 
 import os
-import tempfile
 
 import numpy as np
 
+from ..utils.atomic_write import write_files_atomically
 from .lowering import UnsupportedOpError, lowering_for, unsupported
 
 MIN_OPSET = 13
@@ -560,22 +560,7 @@ def _link_output_dims(model):
 
 def save_model(model, path):
     """Write ``model`` to ``path`` atomically (temporary file in the same directory, then rename)."""
-    path = os.fspath(path)
-    d = os.path.dirname(os.path.abspath(path))
-    os.makedirs(d, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".tmp-" + os.path.basename(path) + ".", dir=d)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(model.SerializeToString())
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+    write_files_atomically([(os.fspath(path), model.SerializeToString())])
 
 
 def export_program(program, feed_names, fetch_vars, path=None, opset_version=17, params=None):
