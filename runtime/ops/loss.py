@@ -50,6 +50,19 @@ def _hard_label(label, ndim, axis, n_class, ignore_index, what, logits_shape=Non
 def _swce(logits, label, soft_label=False, use_softmax=True, numeric_stable_mode=True, ignore_index=-100,
           axis=-1, **_):
     ax = normalize_axis(axis, logits.ndim)
+    if use_softmax and not soft_label:
+        # hard labels need log p only at the label: one exp pass, loss = log(sum e^s) - s[label]
+        s = np.asarray(np.subtract(logits, np.maximum.reduce(logits, axis=ax, keepdims=True)))
+        sm = np.exp(s)
+        z = np.add.reduce(sm, axis=ax, keepdims=True)
+        sm /= z
+        safe, valid = _hard_label(label, logits.ndim, ax, logits.shape[ax], ignore_index,
+                                  "softmax_with_cross_entropy", logits.shape)
+        loss = np.log(z)
+        loss -= np.take_along_axis(s, safe, axis=ax)
+        if not valid.all():
+            loss[~valid] = 0
+        return sm.astype(logits.dtype, copy=False), loss.astype(logits.dtype, copy=False)
     if use_softmax:
         logp = _log_softmax(logits, ax)
         sm = np.exp(logp)

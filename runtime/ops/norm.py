@@ -150,14 +150,29 @@ def _ln_split(shape, begin_norm_axis):
     return _prod(shape[:begin_norm_axis]), _prod(shape[begin_norm_axis:])
 
 
+def _ln_normalize(x2, epsilon):
+    """Rows of ``x2`` normalised in place of one new array; also 1/std per row. The row sums
+    of squares come from einsum, which needs no full-size square temporary."""
+    n = x2.shape[1]
+    mu = np.add.reduce(x2, axis=1, keepdims=True)
+    mu /= n
+    xc = np.subtract(x2, mu)
+    var = np.einsum("ij,ij->i", xc, xc)[:, None]
+    var /= n
+    var += epsilon
+    inv = np.sqrt(var, out=var)
+    np.divide(1.0, inv, out=inv)
+    xc *= inv
+    return xc, inv
+
+
 def _layer_norm(x, scale, bias, epsilon=_EPS, begin_norm_axis=1, **_):
     left, right = _ln_split(x.shape, begin_norm_axis)
-    x2 = x.reshape(left, right)
-    y, _, _, _ = _normalize(x2, (1,), epsilon)
+    y, _ = _ln_normalize(x.reshape(left, right), epsilon)
     if scale is not None:
-        y = y * scale.astype(x.dtype, copy=False).reshape(1, right)
+        y *= scale.astype(x.dtype, copy=False).reshape(1, right)
     if bias is not None:
-        y = y + bias.astype(x.dtype, copy=False).reshape(1, right)
+        y += bias.astype(x.dtype, copy=False).reshape(1, right)
     return y.reshape(x.shape).astype(x.dtype, copy=False)
 
 
@@ -169,14 +184,23 @@ def _layer_norm_meta(x, scale, bias, begin_norm_axis=1, **_):
 
 def _layer_norm_grad(x, scale, bias, dy, epsilon=_EPS, begin_norm_axis=1, **_):
     left, right = _ln_split(x.shape, begin_norm_axis)
-    x2 = x.reshape(left, right)
     dy2 = dy.reshape(left, right)
-    xhat, _, _, inv = _normalize(x2, (1,), epsilon)
-    g = dy2 if scale is None else dy2 * scale.astype(x.dtype, copy=False).reshape(1, right)
-    dx = _input_grad(g, xhat, inv, (1,)).reshape(x.shape)
-    dscale = None if scale is None else np.sum(dy2 * xhat, axis=0).reshape(scale.shape).astype(scale.dtype, copy=False)
-    dbias = None if bias is None else np.sum(dy2, axis=0).reshape(bias.shape).astype(bias.dtype, copy=False)
-    return dx.astype(x.dtype, copy=False), dscale, dbias
+    xhat, inv = _ln_normalize(x.reshape(left, right), epsilon)
+    g = dy2.copy() if scale is None else dy2 * scale.astype(x.dtype, copy=False).reshape(1, right)
+    # dx = inv * (g - mean(g) - xhat * mean(g * xhat)), built in g's buffer
+    gxm = np.einsum("ij,ij->i", g, xhat)[:, None]
+    gxm /= right
+    gm = np.add.reduce(g, axis=1, keepdims=True)
+    gm /= right
+    g -= gm
+    g -= xhat * gxm
+    g *= inv
+    dscale = None
+    if scale is not None:
+        xhat *= dy2
+        dscale = np.add.reduce(xhat, axis=0).reshape(scale.shape).astype(scale.dtype, copy=False)
+    dbias = None if bias is None else np.add.reduce(dy2, axis=0).reshape(bias.shape).astype(bias.dtype, copy=False)
+    return g.reshape(x.shape).astype(x.dtype, copy=False), dscale, dbias
 
 
 register("layer_norm", ["X", "Scale?", "Bias?"], ["Y", "Mean(intermediate)", "Variance(intermediate)"],

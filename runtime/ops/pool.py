@@ -40,12 +40,13 @@ _INDEX_ATTRS = {
 
 class _Geom:
     """Resolved pooling geometry for one call (sizes known)."""
-    __slots__ = ("H", "W", "k", "s", "pads", "oh", "ow", "adaptive")
+    __slots__ = ("H", "W", "k", "s", "pads", "oh", "ow", "adaptive", "derived")
 
     def __init__(self, H, W, ksize, strides, paddings, ceil_mode, global_pooling, adaptive, algorithm):
         if ksize is None or len(ksize) != 2:
             raise ValueError(f"pool2d: ksize must have 2 values, got {ksize!r}")
         self.H, self.W = H, W
+        self.derived = {}   # per-geometry constants computed on first use (divisors ...)
         k = [int(v) for v in ksize]
         s = [int(v) for v in strides]
         algorithm = (algorithm or "EXPLICIT").upper()
@@ -121,7 +122,16 @@ def _neg_inf(dtype):
     return -np.inf if np.dtype(dtype).kind == "f" else np.iinfo(dtype).min
 
 
-def _avg_divisor(g, exclusive):
+def _avg_divisor(g, exclusive, dtype):
+    key = ("div", bool(exclusive), np.dtype(dtype))
+    d = g.derived.get(key)
+    if d is None:
+        d = g.derived[key] = _avg_divisor_raw(g, exclusive).astype(dtype)
+        d.flags.writeable = False
+    return d
+
+
+def _avg_divisor_raw(g, exclusive):
     hs, he = g.bounds(0)
     ws, we = g.bounds(1)
     if exclusive or g.adaptive:
@@ -151,9 +161,44 @@ def _back(out, data_format):
     return np.ascontiguousarray(out.transpose(0, 2, 3, 1)) if data_format == "NHWC" else out
 
 
+_GEOM_CACHE = {}
+_GEOM_CACHE_MAX = 256
+
+
 def _geom(x, ksize, strides, paddings, ceil_mode, global_pooling, adaptive, padding_algorithm):
-    return _Geom(x.shape[2], x.shape[3], ksize, strides, paddings, ceil_mode, global_pooling, adaptive,
-                 padding_algorithm)
+    """The call's geometry, cached by every input that shapes it: building it (and its window
+    bounds and divisors) costs as much as pooling a batch-1 LeNet feature map."""
+    H, W = x.shape[2], x.shape[3]
+    try:
+        key = (H, W, tuple(ksize), tuple(strides), tuple(paddings), bool(ceil_mode), bool(global_pooling),
+               bool(adaptive), padding_algorithm)
+    except TypeError:   # ksize None or not iterable: let _Geom raise its error
+        key = None
+    g = _GEOM_CACHE.get(key) if key is not None else None
+    if g is None:
+        g = _Geom(H, W, ksize, strides, paddings, ceil_mode, global_pooling, adaptive, padding_algorithm)
+        if key is not None:
+            if len(_GEOM_CACHE) >= _GEOM_CACHE_MAX:
+                _GEOM_CACHE.clear()
+            _GEOM_CACHE[key] = g
+    return g
+
+
+def _has_empty_window(g):
+    """Whether some window covers no input element (cached on the geometry)."""
+    v = g.derived.get("empty")
+    if v is None:
+        hs, he = g.bounds(0)
+        ws, we = g.bounds(1)
+        v = g.derived["empty"] = bool(np.any(np.minimum(he, g.H) <= np.maximum(hs, 0)) or
+                                      np.any(np.minimum(we, g.W) <= np.maximum(ws, 0)))
+    return v
+
+
+def _tiled(g):
+    """Windows tile the input exactly (stride == ksize, no padding, sizes divisible)."""
+    return (not g.adaptive and g.k == g.s and g.pads == [0, 0, 0, 0]
+            and g.oh * g.k[0] == g.H and g.ow * g.k[1] == g.W)
 
 
 def _max_forward(x, g, with_index=False):
@@ -193,8 +238,8 @@ def _max_forward(x, g, with_index=False):
                 idx = np.where(better, np.add.outer((hs + i) * g.W, ws + j).astype(np.int32), idx)
             else:
                 np.maximum(out, win, out=out)
-    empty = out == _neg_inf(x.dtype)
-    if empty.any():
+    if _has_empty_window(g):
+        empty = out == _neg_inf(x.dtype)
         out[empty] = _lowest(x.dtype)
     return out, idx
 
@@ -216,7 +261,7 @@ def _pool2d(x, ksize=None, strides=(1, 1), paddings=(0, 0), ceil_mode=False, exc
                 for j in range(g.k[1]):
                     out += g.window(canvas, i, j)
             with np.errstate(divide="ignore", invalid="ignore"):
-                out /= _avg_divisor(g, exclusive).astype(x.dtype)
+                out /= _avg_divisor(g, exclusive, x.dtype)
     else:
         raise ValueError(f"pool2d: pooling_type must be 'max' or 'avg', got {pooling_type!r}")
     return _back(out.astype(x.dtype, copy=False), data_format)
@@ -254,10 +299,16 @@ def _pool2d_grad(x, out, dout, ksize=None, strides=(1, 1), paddings=(0, 0), ceil
     if g.adaptive:
         dx = np.matmul(np.matmul(_adaptive_matrix(g, 0, x.dtype).T, dout), _adaptive_matrix(g, 1, x.dtype))
         return _back(dx.astype(x.dtype, copy=False), data_format)
-    dcanvas = np.zeros(x.shape[:2] + g.canvas_hw(), dtype=x.dtype)
     # a window holding no input divides by 0; its share lands only on padding, which is cropped
     with np.errstate(divide="ignore", invalid="ignore"):
-        share = (dout / _avg_divisor(g, exclusive)).astype(x.dtype, copy=False)
+        share = np.divide(dout, _avg_divisor(g, exclusive, x.dtype), dtype=x.dtype)
+    if _tiled(g):
+        # each input element is in exactly one window: spread the share with one broadcast copy
+        kh, kw = g.k
+        dx = np.broadcast_to(share[:, :, :, None, :, None], (N, C, g.oh, kh, g.ow, kw)).reshape(x.shape)
+        return _back(dx, data_format)
+    dcanvas = np.zeros(x.shape[:2] + g.canvas_hw(), dtype=x.dtype)
+    with np.errstate(divide="ignore", invalid="ignore"):
         for i in range(g.k[0]):
             for j in range(g.k[1]):
                 g.window(dcanvas, i, j)[...] += share
