@@ -14,16 +14,19 @@ def is_var(x) -> bool:
 def scalar_like(value, ref):
     """A Python/numpy scalar as a 0-D array of the dtype it should take next to tensor ``ref``.
 
-    Follows Paddle: a Python float next to an integer tensor gives the default float
-    dtype; otherwise the scalar takes the tensor's dtype.
+    Follows Paddle 3.3.1 (measured): a Python float next to an integer or bool tensor is
+    float32 (whatever the default dtype), a Python int next to a bool tensor int64, a
+    complex next to a real tensor complex64 (the 0-D promotion rule then widens it for
+    float64 tensors); otherwise the scalar takes the tensor's dtype.
     """
     kind = ref.dtype.np.kind if hasattr(ref.dtype, "np") else np.dtype(ref.dtype).kind
     rd = ref.dtype.np if hasattr(ref.dtype, "np") else np.dtype(ref.dtype)
     if isinstance(value, bool) and kind != "b":
         value = int(value)
+    elif type(value) is int and kind == "b":
+        return np.asarray(value, dtype=np.int64)
     if isinstance(value, float) and kind in "iub":
-        from ..dtype import default_float
-        return np.asarray(value, dtype=default_float().np)
+        return np.asarray(value, dtype=np.float32)
     if isinstance(value, complex) and kind != "c":
         return np.asarray(value, dtype=np.complex64)
     return np.asarray(value, dtype=rd)

@@ -3,11 +3,16 @@
 Each operator is one `run_op` call; Python scalars are turned into 0-D arrays of the
 tensor's dtype first (see `scalar_like`), so ``x * 2`` keeps ``x``'s dtype. As in Paddle,
 ``+ - * /`` between a floating tensor and a Python number are one ``scale`` op (no constant
-tensor), which is also what real Paddle's static Programs contain for them.
+tensor), which is also what real Paddle's static Programs contain for them. A 0-D operand of another
+dtype is cast explicitly to the promoted dtype first (`_explicit_casts`), as in Paddle's Programs.
 """
 from __future__ import annotations
 
+import numpy as np
+
 from ..dispatch import run_op
+from ..dtype import from_numpy_dtype
+from ..ops.promotion import category, operand_dtype
 from ..tensor import TensorMethods
 from ._helpers import scalar_like
 
@@ -18,10 +23,10 @@ def _forward(op_type):
         if form is not None:
             return run_op("scale", self, None, scale=form[0], bias=form[1], bias_after_scale=True)
         if not isinstance(other, TensorMethods):
-            if other is None or not hasattr(other, "__float__") and not hasattr(other, "__array__"):
+            if other is None or not _numeric(other):
                 return NotImplemented
             other = scalar_like(other, self)
-        return run_op(op_type, self, other)
+        return run_op(op_type, *_explicit_casts(op_type, self, other))
     return op
 
 
@@ -30,10 +35,42 @@ def _reverse(op_type):
         form = _scale_form(op_type, self, other, True)
         if form is not None:
             return run_op("scale", self, None, scale=form[0], bias=form[1], bias_after_scale=True)
-        if not hasattr(other, "__float__") and not hasattr(other, "__array__"):
+        if not _numeric(other):
             return NotImplemented
-        return run_op(op_type, scalar_like(other, self), self)
+        return run_op(op_type, *_explicit_casts(op_type, scalar_like(other, self), self))
     return op
+
+
+def _numeric(v):
+    return hasattr(v, "__float__") or hasattr(v, "__complex__") or hasattr(v, "__array__")
+
+
+def _np_dtype(v):
+    return v.dtype if isinstance(v, np.ndarray) else v.dtype.np
+
+
+def _cast(v, d):
+    if isinstance(v, np.ndarray):
+        return v.astype(d)
+    return run_op("cast", v, in_dtype=v.dtype.proto, out_dtype=from_numpy_dtype(d).proto)
+
+
+def _explicit_casts(op_type, a, b):
+    """Operands as Paddle's operator overloads pass them: a 0-D operand of another dtype (a
+    "scalar tensor") and the operand it is promoted with are cast explicitly to their common
+    dtype, and integer operands of ``/`` to float32, so programs hold the same cast ops as
+    Paddle's. Two shaped tensors go to the op uncast; the op itself promotes them (or raises)."""
+    da, db = _np_dtype(a), _np_dtype(b)
+    if da == db and not (op_type == "elementwise_div" and category(da) == 1):
+        return a, b
+    na = a.ndim if isinstance(a, np.ndarray) else len(a.shape)
+    nb = b.ndim if isinstance(b, np.ndarray) else len(b.shape)
+    if da != db and na != 0 and nb != 0:
+        return a, b
+    d = operand_dtype(op_type, da, na, db, nb)
+    if op_type == "elementwise_div" and category(d) == 1:
+        d = np.dtype(np.float32)
+    return (a if da == d else _cast(a, d)), (b if db == d else _cast(b, d))
 
 
 def _is_scalar(v):
@@ -79,6 +116,8 @@ _COMPARE = {"lt": "less_than", "le": "less_equal", "gt": "greater_than", "ge": "
 for _name, _op in _COMPARE.items():
     setattr(TensorMethods, f"__{_name}__", _forward(_op))
 TensorMethods.__hash__ = lambda self: id(self)
+# As in Paddle: numpy defers to the tensor's operators (np.float64(2.5) * x is x.__rmul__, a Tensor)
+TensorMethods.__array_ufunc__ = None
 
 _LOGICAL = {"and": "logical_and", "or": "logical_or", "xor": "logical_xor"}
 

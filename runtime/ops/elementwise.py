@@ -3,13 +3,15 @@
 Paddle's legacy ``axis`` attribute aligns a lower-rank Y to X starting at dimension
 ``axis``; -1 means ordinary numpy broadcasting. Gradients are dedicated ``*_grad`` ops
 that reduce the broadcast dimensions away at run time, so they work for static programs
-with unknown (-1) dimensions too.
+with unknown (-1) dimensions too. Operands of different dtypes are promoted (or refused with
+a TypeError) by Paddle's rules in promotion.py, in the kernels and in infer_meta alike.
 """
 from __future__ import annotations
 
 import numpy as np
 
-from .meta import broadcast_meta
+from .meta import broadcast_shapes
+from .promotion import promote_arrays, result_dtype
 from .registry import Meta, register, grad_op
 
 _AXIS = {"axis": ("INT", -1)}
@@ -50,12 +52,19 @@ def _grad_pair(x, y, dout, axis, gx, gy):
             None if gy is None else unbroadcast(gy, y.shape).astype(y.dtype, copy=False))
 
 
-def _make_kernel_factory(fn):
+def _make_kernel_factory(op_type, fn):
     def make(axis=-1):
         if axis == -1:
-            return fn
-        return lambda x, y: fn(*align(x, y, axis))
+            return lambda x, y: fn(*promote_arrays(op_type, x, y)) if x.dtype != y.dtype else fn(x, y)
+        return lambda x, y: fn(*align(*promote_arrays(op_type, x, y), axis))
     return make
+
+
+def _promoting_meta(op_type):
+    def meta(x, y, axis=-1, **_):
+        return Meta(broadcast_shapes(x.shape, y.shape, axis),
+                    result_dtype(op_type, x.dtype, len(x.shape), y.dtype, len(y.shape)))
+    return meta
 
 
 def _add_grad(x, y, d):
@@ -94,10 +103,13 @@ def _min_grad(x, y, d):
 
 
 def _true_divide(x, y):
+    if x.dtype.kind == "b" and y.dtype.kind == "b":
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.true_divide(x, y).astype(np.bool_)   # Paddle keeps bool / bool in bool
     if x.dtype.kind in "iub" and y.dtype.kind in "iub":
-        # Paddle divides integers exactly into the default float dtype
-        from ..dtype import default_float
-        return np.true_divide(x, y, dtype=default_float().np)
+        # Paddle divides integers exactly into float32, whatever the default float dtype
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.true_divide(x, y, dtype=np.float32)
     with np.errstate(divide="ignore", invalid="ignore"):
         return np.true_divide(x, y)
 
@@ -130,16 +142,18 @@ for _name, _fn, _g, _needs in (
         ("elementwise_min", np.minimum, _min_grad, ("X", "Y")),
         ("elementwise_floordiv", _floordiv, None, ()),
         ("elementwise_mod", _mod, None, ())):
-    def _kernel(x, y, axis=-1, _fn=_fn):
+    def _kernel(x, y, axis=-1, _fn=_fn, _name=_name):
+        if x.dtype != y.dtype:
+            x, y = promote_arrays(_name, x, y)
         if axis != -1:
             x, y = align(x, y, axis)
         return _fn(x, y)
-    _op = register(_name, ["X", "Y"], ["Out"], _AXIS, kernel=_kernel, infer_meta=broadcast_meta,
-                   make_kernel=_make_kernel_factory(_fn),
+    _op = register(_name, ["X", "Y"], ["Out"], _AXIS, kernel=_kernel, infer_meta=_promoting_meta(_name),
+                   make_kernel=_make_kernel_factory(_name, _fn),
                    differentiable=("X", "Y") if _g is not None else ())
     if _g is not None:
-        def _gkernel(x, y, *rest, axis=-1, _g=_g):
-            xa, ya = align(x, y, axis)
+        def _gkernel(x, y, *rest, axis=-1, _g=_g, _name=_name):
+            xa, ya = align(*promote_arrays(_name, x, y), axis)
             gx, gy = _g(xa, ya, *rest)
             return _grad_pair(x, y, rest[-1], axis, gx, gy)
         grad_op(_name, list(_needs) + ["Out@GRAD"], ["X@GRAD", "Y@GRAD"], _gkernel,
@@ -209,16 +223,7 @@ def _with_higher_order(op_type):
     fwd.grad = rule
 
 
-def _div_meta(x, y, axis=-1, **_):
-    m = broadcast_meta(x, y, axis)
-    if x.dtype.kind in "iub" and y.dtype.kind in "iub":
-        from ..dtype import default_float
-        return Meta(m.shape, default_float().np)
-    return m
-
-
 from .registry import lookup as _lookup  # noqa: E402
-_lookup("elementwise_div").infer_meta = _div_meta
 _lookup("elementwise_add_grad").grad = _add_grad_grad
 for _t in ("elementwise_add", "elementwise_sub", "elementwise_mul", "elementwise_div", "elementwise_pow"):
     _with_higher_order(_t)

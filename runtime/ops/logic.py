@@ -10,13 +10,23 @@ import numpy as np
 
 from .elementwise import align
 from .meta import broadcast_shapes, compare_meta, same_as_x
+from .promotion import operand_dtype, promote_arrays
 from .registry import Meta, register
 
 _CMP_ATTRS = {"axis": ("INT", -1), "force_cpu": ("BOOLEAN", False)}
 
 
-def _compare(fn):
+def _compare_meta(op_type):
+    def meta(x, y, axis=-1, **attrs):
+        operand_dtype(op_type, x.dtype, len(x.shape), y.dtype, len(y.shape))  # TypeError like Paddle
+        return compare_meta(x, y, axis, **attrs)
+    return meta
+
+
+def _compare(fn, op_type):
     def kernel(x, y, axis=-1, **_):
+        if x.dtype != y.dtype:
+            x, y = promote_arrays(op_type, x, y)
         if axis != -1:
             x, y = align(x, y, axis)
         return np.asarray(fn(x, y))
@@ -26,8 +36,8 @@ def _compare(fn):
 for _name, _fn in (("less_than", np.less), ("less_equal", np.less_equal),
                    ("greater_than", np.greater), ("greater_equal", np.greater_equal),
                    ("equal", np.equal), ("not_equal", np.not_equal)):
-    register(_name, ["X", "Y"], ["Out"], _CMP_ATTRS, kernel=_compare(_fn), infer_meta=compare_meta,
-             differentiable=())
+    register(_name, ["X", "Y"], ["Out"], _CMP_ATTRS, kernel=_compare(_fn, _name),
+             infer_meta=_compare_meta(_name), differentiable=())
 
 
 def _logical(fn):

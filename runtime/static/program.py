@@ -74,6 +74,13 @@ class Variable(TensorMethods):
         return len(self._shape)
 
     @property
+    def size(self):
+        """Element count as a 0-D int64 Variable (a ``size`` op), as Paddle's static ``x.size``
+        is under to_static and in PIR programs (legacy Variables spell it ``x.size()``)."""
+        from ..dispatch import run_op
+        return run_op("size", self)
+
+    @property
     def meta(self) -> Meta:
         return Meta(self._shape, self._dtype.np)
 

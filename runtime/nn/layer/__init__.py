@@ -8,7 +8,9 @@ from .norm import *  # noqa: F401,F403
 from .activation import *  # noqa: F401,F403
 from .loss import *  # noqa: F401,F403
 from .rnn import *  # noqa: F401,F403
-from . import common, conv, pooling, norm, activation, loss, rnn  # noqa: F401
+from .transformer import *  # noqa: F401,F403
+from . import common, conv, pooling, norm, activation, loss, rnn, transformer  # noqa: F401
 
 __all__ = (["Layer", "Sequential", "LayerList", "LayerDict", "ParameterList"] + common.__all__ + conv.__all__
-           + pooling.__all__ + norm.__all__ + activation.__all__ + loss.__all__ + rnn.__all__)
+           + pooling.__all__ + norm.__all__ + activation.__all__ + loss.__all__ + rnn.__all__
+           + transformer.__all__)

@@ -156,7 +156,5 @@ def test_int_float_bool_of_variables_are_casts():
     assert "cast" in ops
 
 
-@pytest.mark.xfail(reason="runtime/static/program.py: Variable has no .size (Paddle's static Variable.size is a "
-                          "numel tensor; eager Tensor.size is an int)", raises=AttributeError, strict=True)
 def test_size_attribute():
     check(size_attr, [[X23]])
