@@ -83,7 +83,18 @@ def _snapshot(env, inputs, block):
 
 
 def _zeros_like(v):
+    if isinstance(v, list):
+        return []   # a tensor array's zero gradient: no element has one
     return np.zeros_like(np.asarray(v))
+
+
+def _accumulate(a, b):
+    """a + b for gradients (tensor arrays element-wise, absent elements being zeros)."""
+    if a is None:
+        return b
+    if isinstance(a, list) or isinstance(b, list):
+        return sum_arrays([a, b])
+    return a + b
 
 
 def _conditional_block_grad(Input, OutGrad, Scope, sub_block=None, grad_vars=(), **_):
@@ -202,15 +213,15 @@ def _while_grad_run(op, env, run_block):
     block = _sub_block(op)
     carry_in, carry_out = op.attrs["carry_in"], op.attrs["carry_out"]
     x_grads = op.attrs["x_grads"]
-    carry = [env[n] for n in op.inputs["Out@GRAD"]]
+    # a tensor array nothing gave a gradient to yet is empty (all its element gradients are zero)
+    carry = [env[n] if n in env or not _is_array_var(op, n) else [] for n in op.inputs["Out@GRAD"]]
     acc = [None] * len(x_grads)
     for snap in reversed(saved):
         local = ChainMap(dict(zip(carry_in, carry)), snap, env)
         run_block(block, local)
         for k, g in enumerate(x_grads):
             if g:
-                v = local[g]
-                acc[k] = v if acc[k] is None else acc[k] + v
+                acc[k] = _accumulate(acc[k], local[g])
         carry = [local[co] if co else _zeros_like(c) for co, c in zip(carry_out, carry)]
     # X@GRAD: the loop variables first (their gradient at loop entry), then the other inputs
     xs, outs = op.inputs["X"], op.outputs.get("X@GRAD", [])
@@ -237,6 +248,11 @@ register("while_grad", ["X[]", "Out@GRAD[]", "StepScopes"], ["X@GRAD[]"],
           "x_grads": ("STRINGS", [])},
          kernel=_while_grad, infer_meta=lambda xs, douts, steps, **_: list(xs),
          interpret=_while_grad_run, differentiable=())
+
+
+def _is_array_var(op, name):
+    v = op.block._find_var_recursive(name)
+    return v is not None and int(v.type) == 13   # VarType.LOD_TENSOR_ARRAY
 
 
 # -- increment -----------------------------------------------------------------------------------------
@@ -335,6 +351,91 @@ def _tensor_array_to_tensor_meta(x, axis=0, use_stack=False, **_):
 
 register("tensor_array_to_tensor", ["X"], ["Out", "OutIndex"], {"axis": ("INT", 0), "use_stack": ("BOOLEAN", False)},
          kernel=_tensor_array_to_tensor, infer_meta=_tensor_array_to_tensor_meta, differentiable=())
+
+
+# -- tensor-array gradients (training Programs only; never saved) ------------------------------------------
+# The gradient of a tensor array is an array of element gradients, None (or past the end) for an element
+# with none, i.e. zero. read_from_array's gradient is Paddle's write_to_array of Out@GRAD into a fresh
+# array; write_to_array's is write_to_array_grad below (the element's gradient, zeros when absent);
+# contributions are summed with tensor_array_sum (Paddle sums arrays with its `sum` op).
+
+def _elements(a):
+    return [] if a is None else list(a)
+
+
+def sum_arrays(arrays):
+    """Element-wise sum of tensor arrays of possibly different lengths (absent elements are zeros)."""
+    arrays = [_elements(a) for a in arrays]
+    n = max((len(a) for a in arrays), default=0)
+    out = []
+    for k in range(n):
+        acc = None
+        for a in arrays:
+            v = a[k] if k < len(a) else None
+            if v is not None:
+                acc = np.array(v, copy=True) if acc is None else acc + v
+        out.append(acc)
+    return out
+
+
+def _tensor_array_sum(X, **_):
+    return sum_arrays(X)
+
+
+def _array_list_meta(xs, **_):
+    if not xs:
+        return Meta((-1,), np.dtype("float32"))
+    first = xs[0]
+    # an array given as a list of element metas, or (one-op eager call) as its stacked elements
+    shape = tuple(first[0].shape) if isinstance(first, list) else tuple(first.shape)[1:]
+    dtype = first[0].dtype if isinstance(first, list) else first.dtype
+    return Meta((-1,) + shape, dtype)
+
+
+def _tensor_array_sum_run(op, env, run_block):
+    # an array nothing wrote yet is empty
+    env[op.outputs["Out"][0]] = sum_arrays([env.get(n, []) for n in op.inputs["X"]])
+
+
+register("tensor_array_sum", ["X[]"], ["Out"], kernel=_tensor_array_sum, infer_meta=_array_list_meta,
+         interpret=_tensor_array_sum_run, differentiable=())
+
+
+def _write_to_array_grad(X, I, OutGrad, **_):
+    k = _index(I, "write_to_array_grad")
+    g = _elements(OutGrad)
+    if k < len(g) and g[k] is not None:
+        return np.asarray(g[k]).astype(np.asarray(X).dtype, copy=False)
+    return np.zeros_like(np.asarray(X))
+
+
+register("write_to_array_grad", ["X", "I", "Out@GRAD"], ["X@GRAD"], kernel=_write_to_array_grad,
+         infer_meta=lambda x, i, dout, **_: x, differentiable=())
+
+
+def _tensor_array_to_tensor_grad(X, OutGrad, axis=0, use_stack=False, **_):
+    xs = _elements(X)
+    dout = np.asarray(OutGrad)
+    if use_stack:
+        ax = axis if axis >= 0 else axis + dout.ndim
+        return [np.take(dout, k, axis=ax).astype(np.asarray(x).dtype, copy=False) for k, x in enumerate(xs)]
+    ax = axis if axis >= 0 else axis + dout.ndim
+    ends = np.cumsum([np.asarray(x).shape[ax] for x in xs])[:-1]
+    return [p.astype(np.asarray(x).dtype, copy=False) for p, x in zip(np.split(dout, ends, axis=ax), xs)]
+
+
+def _tensor_array_to_tensor_grad_meta(x, dout, axis=0, use_stack=False, **_):
+    # X@GRAD is an array like X: in a Program its meta is the element meta; a one-op eager call gets
+    # the elements stacked
+    if isinstance(x, list):
+        e = _element_meta(x)
+        return Meta((-1,) + tuple(e.shape), e.dtype)
+    return x
+
+
+register("tensor_array_to_tensor_grad", ["X", "Out@GRAD"], ["X@GRAD"],
+         {"axis": ("INT", 0), "use_stack": ("BOOLEAN", False)},
+         kernel=_tensor_array_to_tensor_grad, infer_meta=_tensor_array_to_tensor_grad_meta, differentiable=())
 
 
 # -- print ---------------------------------------------------------------------------------------------

@@ -14,7 +14,7 @@ import numpy as np
 
 from .. import unique_name
 from ..framework import state
-from .program import (ROLE_BACKWARD, Variable, op_role_guard, program_guard)
+from .program import (ROLE_BACKWARD, Variable, VarType, op_role_guard, program_guard)
 
 __all__ = ["append_backward", "gradients"]
 
@@ -140,12 +140,14 @@ class _Backward:
     def plan(self, ops, targets, sources=None):
         """The ops (in forward order) whose grad rules must run; ``sources`` restricts the leaves."""
         from ..ops.registry import lookup
-        written = set()
-        for op in ops:
-            written.update(op.output_arg_names)
         # forward sweep: which vars depend differentiably on a source
         if sources is None:
-            reach = {n for op in ops for n in op.input_arg_names if n not in written and self._requires(n)}
+            # the leaves: names read before any op writes them (a variable updated in place, like a tensor
+            # array a loop body reads and then appends to, is a leaf for the value it enters with)
+            written, reach = set(), set()
+            for op in ops:
+                reach.update(n for n in op.input_arg_names if n not in written and self._requires(n))
+                written.update(op.output_arg_names)
         else:
             reach = {n for n in sources if self._requires(n)}
         for op in ops:
@@ -183,8 +185,14 @@ class _Backward:
         if not parts:
             return None
         from ..dispatch import run_op
-        g = parts[0] if len(parts) == 1 else run_op("sum", list(parts))
         var = self.block._var_recursive(name)
+        if var.type == VarType.LOD_TENSOR_ARRAY:
+            # the gradient of a tensor array is an array of element gradients (absent = zero); it is
+            # passed along as is, never renamed (no ``<array>@GRAD`` is fetched)
+            g = parts[0] if len(parts) == 1 else array_grad_sum(self.gblock, parts)
+            self.final[name] = g
+            return g
+        g = parts[0] if len(parts) == 1 else run_op("sum", list(parts))
         if g.dtype != var.dtype:
             g = run_op("cast", g, in_dtype=g.dtype.proto, out_dtype=var.dtype.proto)
         g = self._name_grad(var, g)
@@ -310,18 +318,30 @@ class _Backward:
             cb(self.block, {"__current_op_desc__": op})
 
 
+def array_grad_sum(block, parts):
+    """One tensor-array gradient from several (element-wise sums; absent elements are zeros)."""
+    first = parts[0]
+    out = block.create_var(name=unique_name.generate("array@GRAD"), shape=first.shape, dtype=first.dtype,
+                           type=VarType.LOD_TENSOR_ARRAY, stop_gradient=True)
+    block.append_op("tensor_array_sum", {"X": list(parts)}, {"Out": [out]})
+    return out
+
+
 def sub_block_backward(fwd_block, ops, seeds, wanted, no_grad, grad_block):
     """Append to ``grad_block`` the backward of ``ops`` (of ``fwd_block``) seeded with ``seeds``
     (pairs of forward Variable, gradient Variable); returns {name: grad Variable} for the
     ``wanted`` names that get a gradient. The caller makes ``grad_block`` current."""
     bw = _Backward(fwd_block, no_grad, grad_block=grad_block)
-    on_path = bw.plan(ops, {v.name for v, _ in seeds}, None)
+    seeded = {v.name for v, _ in seeds}
+    on_path = bw.plan(ops, seeded, None)
     for v, g in seeds:
         bw.seed(v, g)
     bw.run(on_path)
     res = {}
     for n in wanted:
-        if n in bw.needed and n in bw.reach:
+        # a wanted name seeded directly (a while body handing out an outer variable as a loop variable's new
+        # value) gets its gradient even when no op of the block reads it
+        if n in bw.needed and (n in bw.reach or n in seeded):
             g = bw.materialize(n)
             if g is not None:
                 res[n] = g
@@ -363,9 +383,9 @@ def _run(targets, target_grads, no_grad_set, sources, callbacks=None):
                     raise ValueError(f"static backward: target_gradients[{i}] has shape {g.shape} but target "
                                      f"'{t.name}' has shape {t.shape}")
                 bw.seed(t, g)
-            # the targets' own gradients are named first (loss@GRAD)
-            for t in targets:
-                bw.materialize(t.name)
+            # a target's gradient is named (loss@GRAD) when the op computing it is reached, as any other
+            # gradient: a target other ops read (z = f(y) with y and z both targets) first collects those
+            # ops' contributions too
             bw.run(on_path)
             for name in list(bw.pending):
                 if name in bw.needed:

@@ -21,6 +21,9 @@ def build_op(opdef, inputs, attrs):
     in_slots = {}
     metas = []
     needs_grad = False
+    static_grad = opdef.grad is None and _has_static_grad(opdef.type)
+    # an op whose gradient exists only in Programs declares no differentiable slots: any float input counts
+    diff_slots = {s.name for s in opdef.inputs} if static_grad else opdef.differentiable
     for slot, x in zip(opdef.inputs, inputs):
         if x is None:
             in_slots[slot.name] = []
@@ -30,13 +33,13 @@ def build_op(opdef, inputs, attrs):
             vs = [as_variable(block, t) for t in x]
             in_slots[slot.name] = [v.name for v in vs]
             metas.append([v.meta for v in vs])
-            if slot.name in opdef.differentiable and any(not v.stop_gradient for v in vs):
+            if slot.name in diff_slots and any(not v.stop_gradient for v in vs):
                 needs_grad = True
         else:
             v = as_variable(block, x)
             in_slots[slot.name] = [v.name]
             metas.append(v.meta)
-            if slot.name in opdef.differentiable and not v.stop_gradient:
+            if slot.name in diff_slots and not v.stop_gradient:
                 needs_grad = True
     full = opdef.full_attrs(attrs)
     res = opdef.infer_meta(*metas, **full)
@@ -49,9 +52,19 @@ def build_op(opdef, inputs, attrs):
     out_slots = {}
     visible = []
 
+    grad_on = state.grad_enabled
+    has_grad = opdef.grad is not None or static_grad
+
     def new_var(meta):
         v = block.create_var(name=unique_name.generate("tmp"), shape=meta.shape, dtype=meta.dtype)
-        v.stop_gradient = not (needs_grad and np.dtype(meta.dtype).kind in "fc") or opdef.grad is None
+        v.stop_gradient = not (needs_grad and np.dtype(meta.dtype).kind in "fc") or not has_grad
+        if not grad_on:
+            # paddle.no_grad() in a Program: what is built under it is cut from the graph
+            v.stop_gradient = True
+            v._no_grad = True
+        # the flag as the builder derived it; a later change (detach, stop_gradient = ...) is the
+        # user's choice, which control-flow builders keep when they recompute derived flags
+        v._built_sg = v.stop_gradient
         return v
 
     for slot, meta in zip(opdef.outputs, res):
@@ -75,6 +88,13 @@ def build_op(opdef, inputs, attrs):
     if opdef.list_output:
         return visible[0]
     return visible[0] if len(visible) == 1 else tuple(visible)
+
+
+def _has_static_grad(op_type):
+    """Whether ``op_type`` has a gradient only inside Programs (read_from_array, select_input ...)."""
+    from .backward import STATIC_GRADS, _ensure_static_grads
+    _ensure_static_grads()
+    return op_type in STATIC_GRADS
 
 
 def as_variable(block, x):

@@ -134,7 +134,7 @@ def _export(program, block, leaves):
             outs.append(None)
             continue
         o = parent.create_var(name=unique_name.generate("_generated_var"), shape=v.shape, dtype=v.dtype,
-                              stop_gradient=v.stop_gradient)
+                              stop_gradient=v.stop_gradient or not state.grad_enabled)
         block.append_op("assign", {"X": [v]}, {"Out": [o]})
         outs.append(o)
     return outs
@@ -199,7 +199,8 @@ def cond(pred, true_fn=None, false_fn=None, name=None, return_names=None):
             results.append(None)
             continue
         out = run_op("select_input", [fv, tv], mask)
-        out.stop_gradient = tv.stop_gradient and fv.stop_gradient
+        out.stop_gradient = (tv.stop_gradient and fv.stop_gradient) or not state.grad_enabled
+        out._built_sg = out.stop_gradient   # derived (select_input itself has no OpDef.grad)
         results.append(out)
     return pack(t_out, results)
 
@@ -242,6 +243,15 @@ def while_loop(cond, body, loop_vars, is_test=False, name=None):
     structured = pack(list(loop_vars), flat)
     pre_cond = cond(*structured)
     _check_loop_cond(pre_cond, "while_loop")
+    before = _outer_flags(parent)
+    if state.grad_enabled:
+        # whether a loop variable needs gradients is only known after the body (s = s + x makes s
+        # need them): build the body as if every float loop variable did, so the flags the body's
+        # ops derive are the widest ones and a cut the body makes (detach, no_grad) is visible as
+        # such; _refresh_stop_gradient then narrows them to the fixpoint
+        for lv in flat:
+            if _is_diff(lv) and not lv.persistable:
+                lv.stop_gradient = False
     block = program._create_block()
     try:
         out = body(*structured)
@@ -252,6 +262,9 @@ def while_loop(cond, body, loop_vars, is_test=False, name=None):
                              f"{describe(list(loop_vars))} but body returned {describe(out)}")
         new = [as_variable(block, v) for v in flatten(list(out))]
         new_cond = cond(*pack(list(out), new))
+        # a new value computed outside the body (a loop variable or an outer input returned as is):
+        # copy it before the final assigns overwrite loop variables (``return t, s`` swaps them)
+        new = [run_op("assign", v) if v.block is not block and v.type == VarType.LOD_TENSOR else v for v in new]
         _check_loop_cond(new_cond, "while_loop")
         for lv, nv in zip(flat, new):
             if nv.dtype != lv.dtype:
@@ -262,17 +275,109 @@ def while_loop(cond, body, loop_vars, is_test=False, name=None):
                                  f"{nv.shape} after the body (the rank must not change)")
             if nv.shape != lv.shape:
                 lv._shape = tuple(a if a == b else -1 for a, b in zip(lv.shape, nv.shape))
-            if not nv.stop_gradient:
-                lv.stop_gradient = False
             block.append_op("assign", {"X": [nv]}, {"Out": [lv]})
         block.append_op("assign", {"X": [new_cond]}, {"Out": [pre_cond]})
     finally:
         program._rollback()
     reads, writes = _block_io(program, block)
+    _refresh_stop_gradient(program, block, writes, before)
     parent.append_op("while", {"X": reads, "Condition": [pre_cond]},
                      {"Out": writes, "StepScopes": [_scope_var(parent)]},
                      {"sub_block": block.idx, "is_test": bool(is_test)})
     return structured
+
+
+def _is_diff(v):
+    return v is not None and v.type in (VarType.LOD_TENSOR, VarType.LOD_TENSOR_ARRAY) and v.dtype.np.kind in "fc"
+
+
+def _outer_flags(block):
+    """stop_gradient of every variable ``block`` can see (a loop body may write any of them)."""
+    flags = {}
+    b = block
+    while b is not None:
+        for n, v in b.vars.items():
+            flags.setdefault(n, v.stop_gradient)
+        b = b.parent_block
+    return flags
+
+
+def _body_ops(program, block):
+    """The ops of ``block`` and its nested sub-blocks in execution order (ops owning a sub-block are
+    replaced by its ops: the values they hand out are written by the sub-block's final assigns)."""
+    for op in block.ops:
+        ids = op.sub_block_ids()
+        if ids:
+            for bid in ids:
+                yield from _body_ops(program, program.blocks[bid])
+        else:
+            yield op
+
+
+def _refresh_stop_gradient(program, body, carried, before):
+    """Recompute the stop_gradient flags of a while body's values and of the outer variables it writes
+    (``carried``: loop variables, tensor arrays written in place) as a fixpoint over iterations: a
+    value needs gradients when an op with a gradient computes it from one that does, including values
+    from the previous iteration. Cuts made while building (detach, ``stop_gradient = True``, no_grad)
+    are kept; ``before`` holds the outer flags from before the body was built."""
+    from ..ops.registry import lookup
+    from .backward import _diff_inputs, _ensure_static_grads
+    _ensure_static_grads()
+    ops = list(_body_ops(program, body))
+    carried = set(carried)
+    written = {}
+    for op in ops:
+        for n in op.output_arg_names:
+            if n not in written:
+                v = op.block._find_var_recursive(n)
+                # persistable state updated in place (batch_norm statistics) keeps its own flag
+                if v is None or not v.persistable:
+                    written[n] = v
+
+    def cut(n, v):
+        if n in carried:
+            return False
+        return getattr(v, "_no_grad", False) or (getattr(v, "_built_sg", None) is False and v.stop_gradient)
+
+    live = set()
+    for n, v in written.items():
+        if not _is_diff(v):
+            continue
+        if n in carried:
+            if not before.get(n, True):
+                live.add(n)
+        elif getattr(v, "_built_sg", None) is True and not v.stop_gradient:
+            live.add(n)     # set by the user on a value the builder derived as not needing gradients
+
+    def is_live(n):
+        if n in written:
+            return n in live
+        v = body._find_var_recursive(n)
+        return v is not None and not v.stop_gradient
+
+    plans = []
+    for op in ops:
+        diff = _diff_inputs(op, lookup(op.type))
+        if diff is None:
+            continue
+        outs = [n for n in op.output_arg_names if _is_diff(written.get(n)) and not cut(n, written[n])]
+        if outs:
+            plans.append((diff, outs))
+    changed = True
+    while changed:
+        changed = False
+        for diff, outs in plans:
+            if any(is_live(n) for n in diff):
+                for n in outs:
+                    if n not in live:
+                        live.add(n)
+                        changed = True
+    for n, v in written.items():
+        if v is None or cut(n, v):
+            continue
+        v.stop_gradient = n not in live
+        if n not in carried:
+            v._built_sg = v.stop_gradient
 
 
 # -- case / switch_case ---------------------------------------------------------------------------------

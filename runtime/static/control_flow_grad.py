@@ -11,6 +11,7 @@ from __future__ import annotations
 from .. import unique_name
 from ..dispatch import run_op
 from .backward import register_static_grad, sub_block_backward
+from .program import VarType
 
 __all__ = []
 
@@ -19,9 +20,24 @@ def _is_float(var):
     return var is not None and var.dtype.np.kind in "fc"
 
 
+def _is_array(var):
+    return var is not None and var.type == VarType.LOD_TENSOR_ARRAY
+
+
 def _grad_var(block, var):
     return block.create_var(name=unique_name.generate(var.name + "@GRAD"), shape=var.shape, dtype=var.dtype,
+                            type=VarType.LOD_TENSOR_ARRAY if _is_array(var) else VarType.LOD_TENSOR,
                             stop_gradient=False)
+
+
+def _zero_grad(var):
+    """A zero gradient for ``var`` (an empty array for a tensor array)."""
+    if _is_array(var):
+        # an array variable nothing writes is empty when read (Paddle's scope creates it so)
+        blk = var.block.program.current_block()
+        return blk.create_var(name=unique_name.generate(var.name + "@GRAD@empty"), shape=var.shape,
+                              dtype=var.dtype, type=VarType.LOD_TENSOR_ARRAY, is_data=True, stop_gradient=True)
+    return run_op("fill_any_like", var, value=0.0, dtype=-1)
 
 
 def _new_grad_block(program, fwd_block):
@@ -95,7 +111,7 @@ register_static_grad("conditional_block", _conditional_block_grad, lambda op: op
 # -- while ----------------------------------------------------------------------------------------------
 
 def _loop_parts(op):
-    """(loop variables with their new-value names, body ops without the final assigns)."""
+    """(body, loop variables with their new-value names, body ops without the final assigns)."""
     body = op.block.program.blocks[op.attrs["sub_block"]]
     outs = set(op.outputs.get("Out", []))
     new_of, ops = {}, []
@@ -116,21 +132,30 @@ def _while_grad(op, douts, bw):
     program = op.block.program
     body, new_of, ops = _loop_parts(op)
     blk = op.block
+    out_names = op.outputs.get("Out", [])
+    # tensor arrays the body writes in place (write_to_array): their gradient is carried across
+    # iterations like a loop variable's, the array after the iteration being its own "new value"
+    arrays = [n for n in out_names if n not in new_of and _is_array(blk._find_var_recursive(n)) and bw._requires(n)]
     for o in ops:
         for n in o.output_arg_names:
-            if n in new_of or (n in op.outputs.get("Out", []) and bw._requires(n)):
+            if n in new_of or (n in out_names and n not in arrays and bw._requires(n)):
                 raise NotImplementedError(f"static backward: the while body writes loop variable '{n}' with a "
                                           f"'{o.type}' op; gradients need the final assigns of while_loop")
-    loop = [n for n in op.outputs.get("Out", []) if n in new_of and bw._requires(n)]
-    others = [n for n in op.inputs.get("X", []) if n not in new_of and bw._requires(n)]
+    loop = [n for n in out_names if (n in new_of or n in arrays) and bw._requires(n)]
+    others = [n for n in op.inputs.get("X", []) if n not in new_of and n not in arrays and bw._requires(n)]
     if not loop and not others:
         return {}
     parent, gblock = _new_grad_block(program, body)
     try:
-        carry_in = {n: gblock.create_var(name=unique_name.generate(n + "@GRAD@carry"),
-                                         shape=blk._var_recursive(n).shape, dtype=blk._var_recursive(n).dtype,
-                                         is_data=True, stop_gradient=False) for n in loop}
-        seeds = [(body._var_recursive(new_of[n]), carry_in[n]) for n in loop]
+        carry_in = {}
+        for n in loop:
+            v = blk._var_recursive(n)
+            carry_in[n] = gblock.create_var(name=unique_name.generate(n + "@GRAD@carry"), shape=v.shape,
+                                            dtype=v.dtype, type=v.type, is_data=True, stop_gradient=False)
+        # the seed of a loop variable is its new value; that value may be an outer variable the body's ops
+        # never compute (``return i + 1, x``, a loop variable returned unchanged): its gradient then flows
+        # straight from the carried gradient, which sub_block_backward gives to the wanted names it seeds
+        seeds = [(body._var_recursive(new_of.get(n, n)), carry_in[n]) for n in loop]
         grads = sub_block_backward(body, ops, seeds, loop + others, bw.no_grad, gblock)
         _mirror(gblock, body)
     finally:
@@ -142,7 +167,7 @@ def _while_grad(op, douts, bw):
     for n in loop:
         d = douts.get(n)
         if d is None:
-            d = run_op("fill_any_like", blk._var_recursive(n), value=0.0, dtype=-1)
+            d = _zero_grad(blk._var_recursive(n))
         douts_in.append(d)
     names = loop + other_names
     outs = [_grad_var(parent, blk._var_recursive(n)) for n in names]
@@ -155,3 +180,54 @@ def _while_grad(op, douts, bw):
 
 
 register_static_grad("while", _while_grad, _while_grad_inputs)
+
+
+# -- tensor arrays --------------------------------------------------------------------------------------
+# A write_to_array both reads (in place) and writes its array: the gradient gathered for the array after
+# the write passes on to the array before it, and the written element's gradient is read from it.
+
+def _write_to_array_grad(op, douts, bw):
+    arr = op.outputs["Out"][0]
+    dout = douts.get(arr)
+    if dout is None:
+        return {}
+    x = op.block._var_recursive(op.inputs["X"][0])
+    dx = run_op("write_to_array_grad", x, op.block._var_recursive(op.inputs["I"][0]), dout)
+    return {op.inputs["X"][0]: dx, arr: dout}
+
+
+register_static_grad("write_to_array", _write_to_array_grad,
+                     lambda op: op.inputs.get("X", []) + op.outputs.get("Out", []))
+
+
+def _read_from_array_grad(op, douts, bw):
+    dout = douts.get(op.outputs["Out"][0])
+    if dout is None:
+        return {}
+    arr = op.block._var_recursive(op.inputs["X"][0])
+    g = _grad_var(program_block(op), arr)
+    # Paddle's gradient of read_from_array: write Out@GRAD at I of a (fresh) gradient array
+    program_block(op).append_op("write_to_array", {"X": [dout], "I": op.inputs["I"]}, {"Out": [g]})
+    return {arr.name: g}
+
+
+def program_block(op):
+    return op.block.program.current_block()
+
+
+register_static_grad("read_from_array", _read_from_array_grad, lambda op: op.inputs.get("X", []))
+
+
+def _tensor_array_to_tensor_grad(op, douts, bw):
+    dout = douts.get(op.outputs["Out"][0])
+    if dout is None:
+        return {}
+    arr = op.block._var_recursive(op.inputs["X"][0])
+    g = _grad_var(program_block(op), arr)
+    program_block(op).append_op("tensor_array_to_tensor_grad", {"X": [arr], "Out@GRAD": [dout]},
+                                {"X@GRAD": [g]},
+                                {"axis": op.attrs.get("axis", 0), "use_stack": op.attrs.get("use_stack", False)})
+    return {arr.name: g}
+
+
+register_static_grad("tensor_array_to_tensor", _tensor_array_to_tensor_grad, lambda op: op.inputs.get("X", []))

@@ -195,6 +195,29 @@ def test_model_matches_eager(name, backend):
     np.testing.assert_allclose(x1.grad.numpy(), x2.grad.numpy(), rtol=RTOL, atol=ATOL)
 
 
+def test_lstm_gradients_through_a_tensor_loop():
+    """With the time dimension unknown (InputSpec None) the LSTM's ``for t in range(x.shape[0])`` is a
+    while op appending to a tensor array: gradients flow back through the loop and the array."""
+    conv, eager = _pair(LSTM)
+    conv = paddle.jit.to_static(conv, input_spec=[InputSpec([None, None, 8], "float32", "x")])
+    xv = _input([5, 4, 8])
+    x1 = paddle.to_tensor(xv, stop_gradient=False)
+    x2 = paddle.to_tensor(xv, stop_gradient=False)
+    out_s = conv(x1)
+    out_e = _eager(eager, x2)
+    np.testing.assert_allclose(out_s.numpy(), out_e.numpy(), rtol=RTOL, atol=ATOL)
+    ops = [op.type for b in conv.forward.concrete_program.main_program.blocks for op in b.ops]
+    assert "while" in ops and "write_to_array" in ops
+    w = paddle.to_tensor(_input(out_e.shape, seed=1))
+    (out_s * w).sum().backward()
+    (out_e * w).sum().backward()
+    gs, ge = _grads(conv), _grads(eager)
+    assert sorted(gs) == sorted(ge) and ge
+    for n in ge:
+        np.testing.assert_allclose(gs[n], ge[n], rtol=RTOL, atol=ATOL, err_msg=n)
+    np.testing.assert_allclose(x1.grad.numpy(), x2.grad.numpy(), rtol=RTOL, atol=ATOL)
+
+
 @pytest.mark.parametrize("name", list(MODELS))
 def test_model_dynamic_batch_one_program(name):
     cls, shape, spec_shape, axis, other = MODELS[name]

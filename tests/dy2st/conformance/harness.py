@@ -190,11 +190,3 @@ def check_layer(make, argsets, backend="compiled", train=True, grad=True, seed=0
 
 def _has_random(layer):
     return any(type(m).__name__.startswith("Dropout") for m in layer.sublayers(include_self=True))
-
-
-# Known runtime bug (not in the compiler): pure-static repro with paddle.static.nn.while_loop
-# whose body computes row = gather(x, i) and then cond(row.sum() > 0, lambda: s + row, lambda: s):
-# when the cond is NOT taken on the last iteration, static.gradients gives zero for every row of x.
-WHILE_COND_GRAD_BUG = ("runtime/static/backward.py: gradient through a while op whose body feeds a value computed "
-                       "outside a conditional_block into it is lost (all zero) when that branch is not taken on the "
-                       "last iteration")

@@ -4,7 +4,7 @@ import pytest
 
 import dy2st as paddle
 
-from .harness import WHILE_COND_GRAD_BUG, Arg, check, f32, i64
+from .harness import Arg, check, f32, i64
 
 X = f32(3, lo=0.1, hi=0.5, seed=4)
 N0, N1, N5 = Arg(i64(0)), Arg(i64(1)), Arg(i64(5))
@@ -218,7 +218,6 @@ def test_break_continue_over_tensor_rows(fn, argsets, backend):
     check(fn, argsets, backend, grad=False)
 
 
-@pytest.mark.xfail(reason=WHILE_COND_GRAD_BUG, strict=True)
 @pytest.mark.parametrize("fn,argsets", ROWS_CASES, ids=[c[0].__name__ for c in ROWS_CASES])
 def test_break_continue_over_tensor_rows_grad(fn, argsets):
     check(fn, argsets)

@@ -80,10 +80,8 @@ def append_len_after(x, n):
 EMPTY_ARRAY_BUG = ("runtime/static/tensor_array.py create_array: an empty tensor array has no value until it is "
                    "written, so lod_array_length / a while op reading it fails ('reads variable array_0, which has no "
                    "value'); Paddle gives an empty array of length 0")
-NO_ARRAY_GRAD = ("runtime/ops/control_flow.py: write_to_array / read_from_array / tensor_array_to_tensor are "
-                 "registered without gradients (differentiable=()), so no gradient flows through tensor arrays")
 
-# lists that start non-empty: forward works; gradients need array grad ops
+# lists that start non-empty
 PREFILLED = [
     (append_then_last, [[X, N0], [X, N1], [X, N4]]),
     (append_prefilled, [[X, N0], [X, N4]]),
@@ -108,19 +106,12 @@ def test_tensor_array_prefilled(fn, argsets, backend):
     check(fn, argsets, backend, grad=False)
 
 
-@pytest.mark.xfail(reason=NO_ARRAY_GRAD, strict=True)
 @pytest.mark.parametrize("fn,argsets", PREFILLED, ids=[c[0].__name__ for c in PREFILLED])
 def test_tensor_array_prefilled_grad(fn, argsets):
     check(fn, argsets)
 
 
-PROMOTION = ("runtime elementwise ops: float32 * int64 tensor promotes to float64 (numpy's rule); Paddle keeps "
-             "float32, so x * (i + 1) with a tensor loop index differs in dtype from eager")
-
-
-@pytest.mark.parametrize("fn,argsets", [pytest.param(*c, marks=pytest.mark.xfail(reason=PROMOTION, strict=True))
-                                        if c[0].__name__ == "append_concat_for" else c for c in EMPTY],
-                         ids=[c[0].__name__ for c in EMPTY])
+@pytest.mark.parametrize("fn,argsets", EMPTY, ids=[c[0].__name__ for c in EMPTY])
 def test_tensor_array_from_empty_list(fn, argsets, backend):
     check(fn, argsets, backend, grad=False)
 
