@@ -344,11 +344,16 @@ class StaticFunction:
         inst = self._instance
         buffers_before = _layer_buffers(inst)
         was_static = state.static
+        # the Program must not depend on the caller's grad mode (a first call under paddle.no_grad()
+        # would otherwise cache a Program with every value cut from the graph); a no_grad block
+        # INSIDE the function still cuts what it builds
+        was_grad = state.grad_enabled
         feeds = []
         names_used = set()
         try:
             with program_guard(main, startup):
                 state.static = True
+                state.grad_enabled = True
                 new_leaves = []
                 k = 0
                 for spec in specs:
@@ -387,6 +392,7 @@ class StaticFunction:
             raise
         finally:
             state.static = was_static
+            state.grad_enabled = was_grad
             _restore_buffers(inst, buffers_before)
         return ConcreteProgram(main, startup, feeds, fetches, structure, fn, training)
 

@@ -192,3 +192,16 @@ def test_with_no_grad_forward(backend):
 
 def test_tensor_setitem(backend):
     check(tensor_setitem, [[POS]], backend)
+
+
+def test_first_call_under_no_grad_does_not_cut_later_training_calls():
+    """The Program is traced with gradients on whatever the caller's mode; a later call that needs
+    gradients (same shapes: the cached Program) still gets them."""
+    sf = paddle.jit.to_static(with_no_grad)
+    with paddle.no_grad():
+        first = sf(paddle.to_tensor(POS, stop_gradient=False))
+    assert first.stop_gradient
+    x = paddle.to_tensor(POS, stop_gradient=False)
+    sf(x).sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), np.ones_like(POS), rtol=1e-6)   # c = x * 2 is cut
+    assert len(sf.program_cache) == 1
