@@ -26,6 +26,7 @@ import numpy as np
 
 from ..ops.registry import lookup
 from .interpreter import describe_site, run_block
+from .passes import optimize
 from .program import VarType
 from .prune import op_reads_writes, prune_ops
 
@@ -97,12 +98,14 @@ class CompiledProgram:
         return found
 
 
-def compile_program(program, feed_names=(), fetch_names=(), prune=True, inline_control_flow=True):
+def compile_program(program, feed_names=(), fetch_names=(), prune=True, inline_control_flow=True, passes=None):
     """``inline_control_flow=False`` runs every control-flow op through its ``interpret`` (the slow
-    path; kept for comparisons and benchmarks)."""
-    block = program.global_block()
+    path; kept for comparisons and benchmarks). ``passes``: graph passes to run first (None: the
+    default set / DY2ST_PASSES; () none), on a clone: ``program`` itself is not changed."""
     feed_names = tuple(feed_names)
     fetch_names = tuple(fetch_names)
+    program = optimize(program, feed_names, fetch_names, passes)
+    block = program.global_block()
     ops = prune_ops(block, fetch_names, feed_names) if prune else list(block.ops)
     bindings = program._eager_bindings
     # step-scope variables something reads (a gradient op, or the caller: a forward run whose

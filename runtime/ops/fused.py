@@ -1,0 +1,212 @@
+"""Fused ops the graph passes (runtime/static/passes) put into compiled Programs.
+
+``fused_gemm_epilogue`` (Paddle's op: X @ Y + Bias, then an activation), ``fused_elementwise_chain``
+(a chain of elementwise/activation ops as one kernel that reuses its buffer with ``out=``) and
+``folded_constant`` (a value computed at compile time). Every kernel computes exactly what the
+ops it replaces compute: it calls their kernels or the same numpy ufuncs, only writing into a
+buffer it owns instead of allocating a new one. The passes only put them into the clone of a
+Program that is compiled, never into a Program that is differentiated, so none has a gradient.
+"""
+from __future__ import annotations
+
+import base64
+import functools
+import json
+
+import numpy as np
+
+from .elementwise import align
+from .registry import Meta, lookup, register
+
+
+def _inplace(ufunc, a, b, out):
+    """``ufunc(a, b)`` written into ``out`` (an operand the caller owns) when that gives exactly the
+    value and dtype a fresh result would have; else a fresh result."""
+    if type(out) is np.ndarray:
+        try:
+            # casting="no": only succeeds when no operand needs a cast, i.e. the result dtype is out's
+            return ufunc(a, b, out=out, casting="no")
+        except (TypeError, ValueError):   # other dtype, broadcasting beyond out, read-only
+            pass
+    return ufunc(a, b)
+
+
+# -- fused_gemm_epilogue -----------------------------------------------------------------------------
+
+_ACTIVATIONS = ("none", "relu", "gelu")
+
+
+def _make_gemm(trans_x=False, trans_y=False, activation="none", **_):
+    """The kernel with attrs bound: the matmul_v2 kernel, then the epilogue in its result's buffer."""
+    if activation not in _ACTIVATIONS:
+        raise ValueError(f"fused_gemm_epilogue: activation must be one of {_ACTIVATIONS}, got {activation!r}")
+    mm = lookup("matmul_v2").bind({"trans_x": trans_x, "trans_y": trans_y})
+    gelu = lookup("gelu").bind({"approximate": False})
+    relu = activation == "relu"
+    add, maximum = np.add, np.maximum
+
+    def gemm(x, y, bias):
+        out = mm(x, y)
+        try:   # casting="no": only when the sum has out's dtype; ValueError: it would broadcast beyond out
+            add(out, bias, out=out, casting="no")
+        except (TypeError, ValueError):
+            out = add(out, bias)
+        if relu:
+            try:
+                maximum(out, 0, out=out, casting="no")
+            except (TypeError, ValueError):
+                out = maximum(out, 0)
+        elif activation == "gelu":
+            out = gelu(out)
+        return out
+    return gemm
+
+
+def _gemm_epilogue(x, y, bias, trans_x=False, trans_y=False, activation="none", **_):
+    return _make_gemm(trans_x, trans_y, activation)(x, y, bias)
+
+
+def _gemm_epilogue_meta(x, y, bias, trans_x=False, trans_y=False, activation="none", **_):
+    mm = lookup("matmul_v2").infer_meta(x, y, trans_x=trans_x, trans_y=trans_y)
+    out = lookup("elementwise_add").infer_meta(mm, bias, axis=-1)
+    if activation == "gelu":
+        out = lookup("gelu").infer_meta(out, approximate=False)
+    return out, Meta((-1,), np.dtype(np.uint8))
+
+
+register("fused_gemm_epilogue", ["X", "Y", "Bias"], ["Out", "ReserveSpace?(intermediate)"],
+         {"trans_x": ("BOOLEAN", False), "trans_y": ("BOOLEAN", False), "activation": ("STRING", "none")},
+         kernel=_gemm_epilogue, make_kernel=_make_gemm, infer_meta=_gemm_epilogue_meta, differentiable=())
+
+
+# -- fused_elementwise_chain -------------------------------------------------------------------------
+# ``steps`` is JSON: [[op type, {attrs}, [refs]], ...]; a ref k >= 0 is input X[k], -1 the result of
+# the previous step (each step after the first reads it exactly once). ``inplace`` >= 0: input
+# X[inplace] dies at this op and the first step may write its result into it.
+
+# binary ops that are exactly one numpy ufunc with numpy broadcasting (axis -1)
+BINARY_UFUNCS = {"elementwise_add": np.add, "elementwise_sub": np.subtract, "elementwise_mul": np.multiply,
+                 "elementwise_max": np.maximum, "elementwise_min": np.minimum}
+# unary ops that are ``ufunc(x, operand)`` / ``ufunc(x)`` for inputs of their own dtype
+UNARY_UFUNCS = {"relu": (np.maximum, 0), "tanh": (np.tanh, None)}
+# every step type a chain may hold: ops whose kernels return a new array (never a view of an input)
+CHAIN_OPS = frozenset(BINARY_UFUNCS) | frozenset(UNARY_UFUNCS) | frozenset(
+    {"elementwise_div", "sigmoid", "exp", "scale", "gelu", "silu"})
+
+
+def parse_steps(steps):
+    return [(t, dict(a), list(r)) for t, a, r in json.loads(steps)]
+
+
+def dump_steps(steps):
+    return json.dumps([[t, a, r] for t, a, r in steps], sort_keys=True)
+
+
+def _scale_inplace(t, kernel, scale, bias):
+    """The scale kernel for float arrays (bias_after_scale): ``t * scale + bias`` into ``t``."""
+    if type(t) is np.ndarray and t.dtype.kind == "f" and t.flags.writeable:
+        np.multiply(t, scale, out=t)
+        if bias:
+            t += bias
+        return t
+    return kernel(t)
+
+
+def _emit_inplace(lines, ufunc, operands, own):
+    """``t = ufunc(operands)`` written into ``own`` when exact (see ``_inplace``), inline: no call."""
+    lines.append("    try:")
+    lines.append(f"        t = {ufunc}({operands}, out={own}, casting='no')")
+    lines.append("    except (TypeError, ValueError):")   # not an array, other dtype, broadcast, read-only
+    lines.append(f"        t = {ufunc}({operands})")
+
+
+@functools.lru_cache(maxsize=512)
+def _make_chain(steps, inplace=-1):
+    parsed = parse_steps(steps)
+    n_in = 1 + max((r for _, _, refs in parsed for r in refs), default=-1)
+    g = {"np": np, "_inplace": _inplace, "_scale_inplace": _scale_inplace, "_align": align}
+    xs = [f"x{k}" for k in range(n_in)]
+    lines = ["def chain(X):", f"    {', '.join(xs) + ',' if xs else '_'} = X"]
+    for i, (typ, attrs, refs) in enumerate(parsed):
+        opdef = lookup(typ)
+        args = ["t" if r == -1 else f"x{r}" for r in refs]
+        # the buffer this step may write into: the previous result, or the input that dies here
+        own = "t" if i > 0 else (f"x{inplace}" if inplace >= 0 and inplace in refs else None)
+        k = f"k{i}"
+        g[k] = opdef.bind(attrs)
+        if own is not None and typ in BINARY_UFUNCS and len(args) == 2:
+            g[f"u{i}"] = BINARY_UFUNCS[typ]
+            axis = attrs.get("axis", -1)
+            operands = f"{args[0]}, {args[1]}" if axis == -1 else \
+                f"*_align({args[0]}, {args[1]}, {axis})"   # Paddle's legacy axis, as the kernel aligns
+            _emit_inplace(lines, f"u{i}", operands, own)
+        elif own is not None and typ in UNARY_UFUNCS:
+            uf, operand = UNARY_UFUNCS[typ]
+            g[f"u{i}"] = uf
+            if operand is None:
+                lines.append(f"    t = u{i}({own}, out={own}, casting='no') if type({own}) is np.ndarray "
+                             f"and {own}.dtype.kind == 'f' and {own}.flags.writeable else {k}({args[0]})")
+            else:
+                _emit_inplace(lines, f"u{i}", f"{args[0]}, {operand!r}", own)
+        elif own is not None and typ == "scale" and attrs.get("bias_after_scale", True) and len(refs) == 1:
+            lines.append(f"    t = _scale_inplace({own}, {k}, {float(attrs.get('scale', 1.0))!r}, "
+                         f"{float(attrs.get('bias', 0.0))!r})")
+        else:
+            lines.append(f"    t = {k}({', '.join(args)})")
+    lines.append("    return t")
+    exec(compile("\n".join(lines) + "\n", f"<fused_elementwise_chain {steps}>", "exec"), g)
+    fn = g["chain"]
+    fn.source = "\n".join(lines)
+    return fn
+
+
+def _chain(xs, steps="[]", inplace=-1, **_):
+    return _make_chain(steps, inplace)(xs)
+
+
+def _chain_meta(xs, steps="[]", inplace=-1, **_):
+    t = None
+    for typ, attrs, refs in parse_steps(steps):
+        opdef = lookup(typ)
+        full = opdef.full_attrs(attrs)
+        args = [t if r == -1 else xs[r] for r in refs]
+        args += [None] * (len(opdef.inputs) - len(args))
+        t = opdef.infer_meta(*args, **full)
+    return t
+
+
+def _make_chain_kernel(steps="[]", inplace=-1, **_):
+    return _make_chain(steps, inplace)
+
+
+register("fused_elementwise_chain", ["X[]"], ["Out"], {"steps": ("STRING", "[]"), "inplace": ("INT", -1)},
+         kernel=_chain, infer_meta=_chain_meta, make_kernel=_make_chain_kernel, differentiable=())
+
+
+# -- folded_constant ---------------------------------------------------------------------------------
+
+def encode_constant(array):
+    """The attrs of a ``folded_constant`` op holding ``array``."""
+    a = np.array(array, order="C")   # (ascontiguousarray would make a 0-D array 1-D)
+    return {"dtype": a.dtype.str, "shape": [int(d) for d in a.shape],
+            "data": base64.b64encode(a.tobytes()).decode("ascii")}
+
+
+def _decode(dtype, shape, data):
+    a = np.frombuffer(base64.b64decode(data), dtype=np.dtype(dtype)).reshape(shape).copy()
+    a.flags.writeable = False   # shared by every run: nothing may write into it
+    return a
+
+
+def _constant(dtype="<f4", shape=[], data="", **_):
+    return _decode(dtype, shape, data)
+
+
+def _make_constant(dtype="<f4", shape=[], data="", **_):
+    a = _decode(dtype, shape, data)
+    return lambda: a
+
+
+register("folded_constant", [], ["Out"], {"dtype": ("STRING", "<f4"), "shape": ("INTS", []), "data": ("STRING", "")},
+         kernel=_constant, make_kernel=_make_constant, differentiable=(),
+         infer_meta=lambda dtype="<f4", shape=[], **_: Meta(tuple(shape), np.dtype(dtype)))
