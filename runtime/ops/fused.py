@@ -43,13 +43,22 @@ def _make_gemm(trans_x=False, trans_y=False, activation="none", **_):
     mm = lookup("matmul_v2").bind({"trans_x": trans_x, "trans_y": trans_y})
     gelu = lookup("gelu").bind({"approximate": False})
     relu = activation == "relu"
-    add, maximum = np.add, np.maximum
+    add, maximum, dot = np.add, np.maximum, np.dot
+    plain = not trans_x and not trans_y
 
     def gemm(x, y, bias):
-        out = mm(x, y)
-        try:   # casting="no": only when the sum has out's dtype; ValueError: it would broadcast beyond out
-            add(out, bias, out=out, casting="no")
-        except (TypeError, ValueError):
+        # 2-D operands of one dtype (every Linear): np.dot straight away, the bias added in place
+        # (same dtype, so nothing is cast); anything else takes the general kernels
+        if plain and x.ndim == 2 and y.ndim == 2 and x.dtype is y.dtype and x.shape[1] == y.shape[0]:
+            out = dot(x, y)
+        else:
+            out = mm(x, y)
+        if out.dtype is bias.dtype and bias.ndim <= out.ndim:
+            try:       # ValueError: bias would broadcast beyond out
+                add(out, bias, out=out)
+            except ValueError:
+                out = add(out, bias)
+        else:
             out = add(out, bias)
         if relu:
             try:

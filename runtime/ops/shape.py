@@ -323,8 +323,11 @@ def _concat(xs, axis_t=None, axis=0, **_):
         raise ValueError("concat: x must be a non-empty list of tensors")
     _check_same_dtype("concat", xs)
     ax = _concat_axis(axis_t, axis, xs[0].ndim)
-    _concat_shape([a.shape for a in xs], ax)
-    return np.concatenate(xs, axis=ax)
+    try:
+        return np.concatenate(xs, axis=ax)
+    except ValueError:
+        _concat_shape([a.shape for a in xs], ax)    # raises the message naming the inputs
+        raise
 
 
 def _concat_meta(xs, axis_t=None, axis=0, **_):
@@ -397,7 +400,13 @@ def _split(x, axis_t=None, sections_list=None, sections=(), num=0, axis=0, **_):
         sections = _ints(None, sections_list, sections)
     ax = normalize_axis(axis, x.ndim, "split: axis")
     sizes = split_sizes(x.shape[ax], num, sections, ax, x.shape)
-    return list_out(np.split(x, np.cumsum(sizes)[:-1], axis=ax))
+    # basic slicing: the same views np.split returns, without its per-piece swapaxes
+    lead = (slice(None),) * ax
+    out, start = [], 0
+    for n in sizes:
+        out.append(x[lead + (slice(start, start + n),)])
+        start += n
+    return out
 
 
 def _split_meta(x, axis_t=None, sections_list=None, sections=(), num=0, axis=0, **_):
@@ -532,6 +541,24 @@ def _slice(x, starts_t=None, ends_t=None, starts_l=None, ends_l=None, axes=(), s
     return x[_slice_index(x.shape, axes, starts, ends, None, decrease_axis)]
 
 
+def _make_slice(axes=(), starts=(), ends=(), decrease_axis=(), **attrs):
+    """Compiled-program slice: the numpy index is built once per input shape (an LSTM slices the same
+    shape every step); tensor starts/ends take the general kernel."""
+    cache = {}
+
+    def kernel(x, starts_t=None, ends_t=None, starts_l=None, ends_l=None):
+        if starts_t is not None or ends_t is not None or starts_l or ends_l:
+            return _slice(x, starts_t, ends_t, starts_l, ends_l, axes=axes, starts=starts, ends=ends,
+                          decrease_axis=decrease_axis)
+        idx = cache.get(x.shape)
+        if idx is None:
+            if len(cache) > 16:
+                cache.clear()
+            idx = cache[x.shape] = _slice_index(x.shape, axes, starts, ends, None, decrease_axis)
+        return x[idx]
+    return kernel
+
+
 def _sliced_shape(shape, axes, starts, ends, strides, decrease):
     out = list(shape)
     nd = len(shape)
@@ -559,7 +586,7 @@ _SLICE_INPUTS = ["Input", "StartsTensor?", "EndsTensor?", "StartsTensorList[]?",
 register("slice", _SLICE_INPUTS, ["Out"],
          {"axes": ("INTS", []), "starts": ("INTS", []), "ends": ("INTS", []), "infer_flags": ("INTS", []),
           "decrease_axis": ("INTS", [])},
-         kernel=_slice, infer_meta=_slice_meta, differentiable=("Input",))
+         kernel=_slice, make_kernel=_make_slice, infer_meta=_slice_meta, differentiable=("Input",))
 
 
 def _slice_grad(x, starts_t, ends_t, starts_l, ends_l, dout, axes=(), starts=(), ends=(), decrease_axis=(), **_):
