@@ -1,19 +1,27 @@
 """Compile a Program's global block to a Python function (like torch.fx's generated code).
 
 Every variable becomes a local of the generated function; each op becomes one call of its
-kernel, pre-bound to the op's attributes (``OpDef.bind``) and stored as a global of the
-function. Persistable values are loaded from the scope (or the program's eager bindings) on
-entry and written back on exit; locals are deleted after their last use so memory is freed
-as early as with the interpreter (locals of sub-blocks after the top-level op that owns them).
+kernel, stored as a global of the function: the kernel itself called with only the attrs that
+differ from its defaults (``codegen_patterns.direct_kwargs``), or the ``OpDef.bind`` result for
+ops with a ``make_kernel``. Persistable values are loaded from the scope (or the program's eager
+bindings) on entry and written back on exit; locals are deleted after their last use so memory
+is freed as early as with the interpreter (locals of sub-blocks after the top-level op owning them).
 
 Control flow is compiled inline: ``conditional_block`` becomes ``if``, ``while`` a Python
 ``while`` and ``select_input`` a conditional expression, their sub-block ops statements of the
 same function (names the sub-blocks write are set to ``_UNSET`` first, so a branch not taken
-or a loop run zero times leaves them defined, as absent from the interpreter's env). A
-control-flow op whose step scopes something reads (a gradient op) and every other op with
-``OpDef.interpret`` (print, tensor arrays, py_func ...) run their ``interpret`` on a dict env
-holding the locals they touch. The source is registered in ``linecache`` so tracebacks and
-debuggers show it.
+or a loop run zero times leaves them defined, as absent from the interpreter's env). The if/else
+op pattern (FORMATS 7.1) becomes ONE ``if c: <true ops>; out = t`` / ``else: <false ops>; out = f``
+in any block. A control-flow op whose step scopes something reads (a gradient op) and every other
+op with ``OpDef.interpret`` (print, tensor arrays, py_func ...) run their ``interpret`` on a dict
+env holding the locals they touch.
+
+What codegen_patterns proves first (its docstring has the rules): constant ops are computed once
+at compile time and either shared as read-only globals (no statement: hoisted out of loops) or,
+when they could escape (fetched, persistable, read by an op that may hand them out), copied with
+``.copy()`` where the op was; ``assign`` ops whose source is a fresh temporary nothing reads
+afterwards become plain ``dst = src`` (loop-carried values, branch outputs). The source is
+registered in ``linecache`` so tracebacks and debuggers show it.
 """
 from __future__ import annotations
 
@@ -25,6 +33,7 @@ import re
 import numpy as np
 
 from ..ops.registry import lookup
+from .codegen_patterns import Uses, direct_kwargs, find_aliases, find_constants, literal, match_cond
 from .interpreter import describe_site, run_block
 from .passes import optimize
 from .program import VarType
@@ -244,6 +253,21 @@ def compile_program(program, feed_names=(), fetch_names=(), prune=True, inline_c
         if n not in keep_to_end:
             dies_after.setdefault(i, []).append(n)
 
+    # what codegen_patterns proves: constants computed once, assigns that may alias, if/else patterns
+    pinned = set(feed_names) | set(fetch_names) | set(bindings)
+    pinned.update(n for blk in program.blocks for n, var in blk.vars.items() if var.persistable)
+    uses = Uses(program)
+    constants = find_constants(program, kinds, uses, pinned)
+    aliases = find_aliases(program, kinds, uses, pinned, constants)
+    shared = set()      # names bound to a shared constant: a global of the function, never a local
+    for blk in program.blocks:
+        for op in blk.ops:
+            if constants.get(id(op), (False,))[0]:
+                n = op.outputs["Out"][0]
+                ident = names.of[n] = names.fresh(f"const_{n}")
+                glob[ident] = constants[id(op)][1]
+                shared.add(n)
+
     fname = f"run_program_{program.id}_v{program.version}"
     filename = f"<dy2st-compiled program {program.id} v{program.version} #{next(_counter)}>"
     lines = [f"def {fname}(feed, S, B):"]
@@ -285,8 +309,43 @@ def compile_program(program, feed_names=(), fetch_names=(), prune=True, inline_c
         emit("del _env", None, depth)
 
     def emit_kernel(op, opdef, site, depth, defs):
+        for n in _unique(op.input_arg_names):
+            if n not in defs:
+                # set only on some paths (after control flow): fail as the interpreter does
+                o = names.fresh(f"op_{op.type}")
+                glob[o] = op
+                emit(f"if {v(n)} is _UNSET: _no_value({o}, {n!r})", site, depth)
+        writes = kernel_writes(op, opdef)
+        if id(op) in constants:
+            is_shared, value = constants[id(op)]
+            if not is_shared:   # a fresh copy per run, as the kernel would make
+                k = names.fresh(f"const_{op.type}")
+                glob[k] = value
+                emit(f"{v(writes[0])} = {k}.copy()", site, depth)
+            defs.update(writes)
+            return
+        if id(op) in aliases:   # src is a fresh array nothing else reads: hand it over
+            emit(f"{v(op.outputs['Out'][0])} = {v(op.inputs['X'][0])}", site, depth)
+            defs.update(writes)
+            return
+        if op.type == "assign" and op.inputs.get("X", [None])[0] in shared and writes:
+            # the copy assign's kernel makes (np.array(x, copy=True)) of a C-contiguous constant
+            emit(f"{v(writes[0])} = {v(op.inputs['X'][0])}.copy()", site, depth)
+            defs.update(writes)
+            return
         k = names.fresh(op.type)
-        glob[k] = opdef.bind(op.attrs)
+        direct = direct_kwargs(opdef, op.attrs)
+        kwargs = ""
+        if direct is None:
+            glob[k] = opdef.bind(op.attrs)
+        else:
+            glob[k] = opdef.kernel
+            for a, val in direct:
+                lit = literal(val)
+                if lit is None:
+                    lit = names.fresh(f"{k}_{a}")
+                    glob[lit] = val
+                kwargs += f", {a}={lit}"
         args = []
         for slot in opdef.inputs:
             ns = op.inputs.get(slot.name, [])
@@ -303,35 +362,70 @@ def compile_program(program, feed_names=(), fetch_names=(), prune=True, inline_c
                 targets.append("[" + ", ".join(v(n) for n in ns) + "]" if ns else "_")
             else:
                 targets.append(v(ns[0]) if ns else "_")
-        call = f"{k}({', '.join(args)})"
-        for n in _unique(op.input_arg_names):
-            if n not in defs:
-                # set only on some paths (after control flow): fail as the interpreter does
-                o = names.fresh(f"op_{op.type}")
-                glob[o] = op
-                emit(f"if {v(n)} is _UNSET: _no_value({o}, {n!r})", site, depth)
+        call = f"{k}({', '.join(args)}{kwargs if args else kwargs[2:]})"
         if len(targets) == 1 and targets[0] == "_":
             emit(call, site, depth)
         else:
             emit(f"{', '.join(targets)} = {call}", site, depth)
-        defs.update(kernel_writes(op, opdef))
+        defs.update(writes)
+
+    def truth(n, what, defs):
+        # measured: _truth's ``bool(a.item())`` (~45 ns a test) beats every other function body; an
+        # inline ``c.__class__ is _nd and c.size == 1`` guard saves ~10 ns, not worth the noise
+        return f"_truth({v(n)}, {what!r})"
 
     def emit_cf(op, site, depth, defs):
-        conds = [v(n) for n in _cf_conds(op)]
+        names_ = _cf_conds(op)
+        conds = [v(n) for n in names_]
         if op.type == "while":
-            emit(f"while _truth({conds[0]}, 'while'):", site, depth)
+            emit(f"while {truth(names_[0], 'while', defs)}:", site, depth)
         elif not op.attrs.get("is_scalar_condition", False):
             emit("if " + (" and ".join(f"_nonempty({c})" for c in conds) or "True") + ":", site, depth)
         elif len(conds) == 1:
-            emit(f"if _truth({conds[0]}, 'conditional_block'):", site, depth)
+            emit(f"if {truth(names_[0], 'conditional_block', defs)}:", site, depth)
         else:
             emit(f"if _all_true(({', '.join(conds)},), 'conditional_block'):", site, depth)
         inner = set(defs)   # what the body defines is not sure to exist after it
-        body = program.blocks[op.attrs["sub_block"]].ops
-        for sop in body:
-            emit_op(sop, lookup(sop.type), kinds[id(sop)], depth + 1, inner)
-        if not body:
-            emit("pass", None, depth + 1)
+        emit_ops(program.blocks[op.attrs["sub_block"]].ops, depth + 1, inner)
+
+    def emit_cond(m, depth, defs):
+        """An if/else pattern (codegen_patterns.match_cond) as one ``if`` / ``else``."""
+        for op in m.inits:
+            emit_op(op, lookup(op.type), kinds[id(op)], depth, defs)
+        branches = []
+        for head, op, pick in (("if " + truth(m.cond, "conditional_block", defs) + ":", m.true_op, 2),
+                               ("else:", m.false_op, 1)):
+            emit(head, ("op", op), depth)
+            inner = set(defs)
+            emit_ops(program.blocks[op.attrs["sub_block"]].ops, depth + 1, inner)
+            for sel in m.selects:
+                out, src = sel[0], sel[pick]
+                emit(f"{v(out)} = {v(src)}", None, depth + 1)
+                if src in inner:
+                    inner.add(out)
+                else:
+                    inner.discard(out)
+            branches.append(inner)
+        for out, _, _ in m.selects:
+            if out in branches[0] and out in branches[1]:
+                defs.add(out)
+            else:
+                defs.discard(out)
+                maybe.add(out)
+
+    def emit_ops(ops, depth, defs):
+        start = len(lines)
+        i = 0
+        while i < len(ops):
+            m = match_cond(program, ops, i, kinds, uses, pinned) if ops[i].type == "conditional_block" else None
+            if m is not None:
+                emit_cond(m, depth, defs)
+                i = m.end
+                continue
+            emit_op(ops[i], lookup(ops[i].type), kinds[id(ops[i])], depth, defs)
+            i += 1
+        if len(lines) == start:
+            emit("pass", None, depth)
 
     def emit_op(op, opdef, kind, depth, defs):
         site = ("op", op)
@@ -350,38 +444,47 @@ def compile_program(program, feed_names=(), fetch_names=(), prune=True, inline_c
         else:
             emit_kernel(op, opdef, site, depth, defs)
 
+    top = [entry[0] for entry in info]
     last_loc = None
-    for i, (op, opdef, reads, writes, kind) in enumerate(info):
+    i = 0
+    while i < len(info):
+        op, opdef = info[i][0], info[i][1]
+        m = match_cond(program, top, i, kinds, uses, pinned) if op.type == "conditional_block" else None
+        end = m.end if m is not None else i + 1
         loc = _location(op)
         if loc and loc != last_loc:
             emit(f"# {loc}")
         last_loc = loc
-        if kind == "cf":
-            # every name the sub-blocks write exists as a local even when a branch is not taken / the
-            # loop runs zero times; persistables keep their scope value then, as with the interpreter
-            unset = []
-            for n in writes:
-                if n in definite or n in maybe:
-                    continue
-                if n in bindings:
-                    emit(f"{v(n)} = B[{n!r}]._data")
-                    definite.add(n)
-                    continue
-                if persistable(n):
-                    emit(f"{v(n)} = S.get({n!r}, _UNSET)")
-                else:
-                    unset.append(v(n))
+        cf_writes = _unique([n for e in info[i:end] if e[4] == "cf" for n in e[3] if n not in shared])
+        # every name the sub-blocks write exists as a local even when a branch is not taken / the
+        # loop runs zero times; persistables keep their scope value then, as with the interpreter
+        unset = []
+        for n in cf_writes:
+            if n in definite or n in maybe:
+                continue
+            if n in bindings:
+                emit(f"{v(n)} = B[{n!r}]._data")
+                definite.add(n)
+                continue
+            if persistable(n):
+                emit(f"{v(n)} = S.get({n!r}, _UNSET)")
+            else:
+                unset.append(v(n))
+            maybe.add(n)
+        for k in range(0, len(unset), 8):
+            emit(" = ".join(unset[k:k + 8]) + " = _UNSET")
+        if m is not None:
+            emit_cond(m, 1, definite)
+        else:
+            emit_op(op, opdef, info[i][4], 1, definite)
+        for n in cf_writes:
+            if n not in definite:
                 maybe.add(n)
-            for k in range(0, len(unset), 8):
-                emit(" = ".join(unset[k:k + 8]) + " = _UNSET")
-        emit_op(op, opdef, kind, 1, definite)
-        if kind == "cf":
-            for n in writes:
-                if n not in definite:
-                    maybe.add(n)
-        dead = [n for n in dies_after.get(i, ()) if n in definite or n in maybe]
+        dead = [n for k in range(i, end) for n in dies_after.get(k, ())
+                if (n in definite or n in maybe) and n not in shared]
         if dead:
-            emit("del " + ", ".join(v(n) for n in dead))
+            emit("del " + ", ".join(v(n) for n in _unique(dead)))
+        i = end
     for n in stores:
         dst = f"B[{n!r}]._data" if n in bindings else f"S[{n!r}]"
         if n in definite:

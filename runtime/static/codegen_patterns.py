@@ -1,0 +1,326 @@
+"""What the compiled executor (codegen) proves about a Program before it emits cheaper code.
+
+* Constants: an op with no inputs whose attributes fix its value (``fill_constant`` without
+  ValueTensor / ShapeTensor / ShapeTensorList, ``assign_value`` without ValuesTensor) is
+  evaluated ONCE at compile time by its own kernel. The value is
+  *shared* (a read-only global of the generated function, no statement at all, so also hoisted
+  out of while bodies) when nothing can hand it out or write it: one writer, not fed / fetched /
+  persistable, and every reader is a compiled kernel in ``CONST_READERS`` (their outputs are new
+  arrays) or inline control flow (which only tests it), running after the writer. Otherwise it is
+  *copied*: ``name = const.copy()`` where the op was (a fresh array per run, as the kernel gives).
+* Aliasing assigns: ``dst = assign(src)`` becomes ``dst = src`` when ``src`` is *fresh* — its one
+  writer is in the same block, before the assign, and is a kernel in ``FRESH_KERNELS`` (a new
+  array, never an input or a view of one: reshape2 / squeeze / unsqueeze / transpose / slice /
+  split / cast may return views or the input itself, so they are not in it), a copied constant,
+  an aliased assign of a fresh value or a select_input of two fresh values — and the assign is
+  its only reader anywhere (no later op, loop iteration or gradient op sees ``src`` again) and it
+  is not fed, fetched, persistable or an eager binding. The buffer then has one owner.
+* The if/else pattern (FORMATS 7.1): conditional_block(Cond=c) / logical_not(c) /
+  conditional_block(Cond=not c) / cast(c -> int32) / [constant initializers] / select_input(Mask=
+  cast) ... compiled as one ``if c: ... else: ...``, when c is a bool variable the true branch does
+  not write, ``not c`` is read only by the second conditional_block and the int32 mask only by
+  these select_inputs (no gradient op reads them) and the initializers' outputs are not touched by
+  the branches. Anything else keeps the op-by-op code.
+"""
+from __future__ import annotations
+
+import collections
+import inspect
+import keyword
+import math
+
+import numpy as np
+
+from ..ops.registry import lookup
+from .prune import op_reads_writes
+
+# kernels whose every output is a new array (never an input, a view of one or a shared value)
+FRESH_KERNELS = frozenset({
+    "elementwise_add", "elementwise_sub", "elementwise_mul", "elementwise_div", "elementwise_pow",
+    "elementwise_max", "elementwise_min", "elementwise_floordiv", "elementwise_mod",
+    "less_than", "less_equal", "greater_than", "greater_equal", "equal", "not_equal",
+    "logical_and", "logical_or", "logical_not", "logical_xor", "matmul_v2", "mul", "assign", "scale",
+    "relu", "tanh", "sigmoid", "exp", "log", "sqrt", "abs", "square", "concat", "stack",
+    "reduce_sum", "reduce_mean", "reduce_max", "reduce_min", "fill_any_like", "fused_gemm_epilogue",
+    "gelu", "silu",
+})
+# kernels that may read a shared constant: they never write an input and their outputs are new
+# arrays, so the constant never escapes (``assign`` copies: only an assign of a *fresh* value aliases)
+CONST_READERS = FRESH_KERNELS
+# folded_constant (the constant_fold pass) is left as it is: its bound kernel already returns one
+# precomputed read-only array, it only appears in the global block, and the pass's tests expect it
+CONST_OPS = frozenset({"fill_constant", "assign_value"})
+MAX_CONST_ELEMENTS = 1 << 16   # larger constants are made by their kernel each run (memory)
+
+
+class Uses:
+    """Readers and writers of every name over all blocks, and where each op sits.
+
+    Ops owning sub-blocks (conditional_block, while) are not counted as writers: the ops of their
+    sub-blocks that really write are. Their input lists do count as readers."""
+
+    def __init__(self, program):
+        self.readers = collections.defaultdict(list)    # one entry per occurrence in an input slot
+        self.writers = collections.defaultdict(list)
+        self.pos = {}       # id(op) -> (block idx, index in the block)
+        self.owner = {}     # block idx -> the op owning it (None when several do)
+        for blk in program.blocks:
+            for i, op in enumerate(blk.ops):
+                self.pos[id(op)] = (blk.idx, i)
+                subs = op.sub_block_ids()
+                for b in subs:
+                    self.owner[b] = None if b in self.owner else op
+                for n in op.input_arg_names:
+                    self.readers[n].append(op)
+                if not subs:
+                    for n in op.output_arg_names:
+                        self.writers[n].append(op)
+
+    def sole_writer(self, n):
+        w = self.writers.get(n, ())
+        return w[0] if len(w) == 1 else None
+
+    def runs_after(self, reader, writer):
+        """Every run of ``reader`` follows a run of ``writer`` in the same pass over the writer's block:
+        it is later in that block, or inside the sub-block of an op later in it."""
+        wb, wi = self.pos[id(writer)]
+        op = reader
+        while op is not None:
+            b, i = self.pos[id(op)]
+            if b == wb:
+                return i > wi
+            op = self.owner.get(b)
+        return False
+
+
+def _no_inputs(op):
+    return not any(op.inputs.get(s) for s in op.inputs)
+
+
+def constant_value(op):
+    """The value of a constant op computed by its own kernel (None: not a constant, too large, or
+    the kernel raises — the error then stays at run time)."""
+    if op.type not in CONST_OPS or not _no_inputs(op) or list(op.outputs) != ["Out"] or len(op.outputs["Out"]) != 1:
+        return None
+    opdef = lookup(op.type)
+    args = [[] if slot.duplicable else None for slot in opdef.inputs]
+    try:
+        with np.errstate(all="ignore"):
+            value = opdef.bind(op.attrs)(*args)
+    except Exception:
+        return None
+    if type(value) is not np.ndarray or value.dtype.kind not in "biufc" or value.size > MAX_CONST_ELEMENTS:
+        return None
+    return value
+
+
+def find_constants(program, kinds, uses, pinned):
+    """id(op) -> (shared, value) for the constant ops compiled as kernels (see the module docstring)."""
+    found = {}
+    for blk in program.blocks:
+        for op in blk.ops:
+            if kinds.get(id(op)) != "kernel":
+                continue
+            value = constant_value(op)
+            if value is None:
+                continue
+            n = op.outputs["Out"][0]
+            shared = (n not in pinned and uses.sole_writer(n) is op
+                      and all(_safe_const_reader(r, op, kinds, uses) for r in uses.readers.get(n, ())))
+            if value.flags.writeable:
+                value = value.copy()
+            value.flags.writeable = False   # a safety net: nothing may write the compile-time value
+            found[id(op)] = (shared, value)
+    return found
+
+
+def _safe_const_reader(r, writer, kinds, uses):
+    kind = kinds.get(id(r))
+    if kind is None:
+        # a global-block op that does not run (pruned); anywhere else: run by an interpreted op
+        return uses.pos[id(r)][0] == 0
+    if kind == "cf" or (kind == "kernel" and r.type in CONST_READERS):
+        return uses.runs_after(r, writer)
+    return False
+
+
+def find_aliases(program, kinds, uses, pinned, constants):
+    """The ids of the ``assign`` ops that may be compiled as ``dst = src`` (see the module docstring)."""
+    memo = {}
+
+    def fresh(n):
+        if n in pinned:
+            return False
+        w = uses.sole_writer(n)
+        if w is None:
+            return False
+        kind = kinds.get(id(w))
+        if kind == "kernel":
+            if id(w) in constants:
+                return not constants[id(w)][0]      # copied per run: fresh; shared: never
+            if w.type == "assign":
+                return aliased(w)
+            return w.type in FRESH_KERNELS and w.type not in CONST_OPS
+        if kind == "select":
+            return all(len(uses.readers.get(x, ())) == 1 and fresh(x) for x in _unique(w.inputs["X"]))
+        return False
+
+    def aliased(op):
+        key = id(op)
+        if key not in memo:
+            memo[key] = False   # cycles (loop-carried names) are not fresh
+            memo[key] = _alias_ok(op)
+        return memo[key]
+
+    def _alias_ok(op):
+        src, dst = op.inputs.get("X", []), op.outputs.get("Out", [])
+        if len(src) != 1 or len(dst) != 1 or src[0] == dst[0]:
+            return False
+        src = src[0]
+        w = uses.sole_writer(src)
+        if w is None:
+            return False
+        (wb, wi), (ab, ai) = uses.pos[id(w)], uses.pos[id(op)]
+        if wb != ab or wi >= ai:
+            return False
+        # the assign is the last reader: the others run between the writer and it, in the same block,
+        # and make new arrays (so no view of src outlives them)
+        rs = uses.readers.get(src, ())
+        if sum(r is op for r in rs) != 1:
+            return False
+        for r in rs:
+            if r is not op:
+                b, i = uses.pos[id(r)]
+                if not (b == wb and wi < i < ai and kinds.get(id(r)) == "kernel" and r.type in FRESH_KERNELS):
+                    return False
+        return fresh(src)
+
+    return {id(op) for blk in program.blocks for op in blk.ops
+            if op.type == "assign" and kinds.get(id(op)) == "kernel" and aliased(op)}
+
+
+class CondMatch:
+    """One if/else pattern: ops[start:end] of a block compiled as one ``if`` / ``else``."""
+
+    def __init__(self, cond, true_op, false_op, inits, selects, end):
+        self.cond = cond
+        self.true_op = true_op
+        self.false_op = false_op
+        self.inits = inits          # constant initializers, emitted before the ``if``
+        self.selects = selects      # [(out, false value, true value)]
+        self.end = end
+
+
+def match_cond(program, ops, i, kinds, uses, pinned):
+    """The CondMatch starting at ``ops[i]`` (the ops of one block, as compiled), or None."""
+    if len(ops) < i + 4:
+        return None
+    cb1, lnot, cb2, cast = ops[i:i + 4]
+    if not (cb1.type == "conditional_block" and lnot.type == "logical_not" and cb2.type == "conditional_block"
+            and cast.type == "cast"):
+        return None
+    if [kinds.get(id(o)) for o in (cb1, lnot, cb2, cast)] != ["cf", "kernel", "cf", "kernel"]:
+        return None
+    conds = cb1.inputs.get("Cond", [])
+    if len(conds) != 1 or not cb1.attrs.get("is_scalar_condition") or not cb2.attrs.get("is_scalar_condition"):
+        return None
+    c = conds[0]
+    if lnot.inputs.get("X") != [c] or cast.inputs.get("X") != [c] or len(lnot.outputs.get("Out", [])) != 1:
+        return None
+    nc = lnot.outputs["Out"][0]
+    ci = cast.outputs.get("Out", [None])[0]
+    if cb2.inputs.get("Cond") != [nc] or int(cast.attrs.get("in_dtype", -1)) != 0 or int(cast.attrs.get("out_dtype", -1)) != 2:
+        return None
+    var = cb1.block._find_var_recursive(c)
+    if var is None or var.dtype.np != np.bool_:
+        return None     # the cast mask and the truth of a non-bool c may disagree (0.5: true, cast 0)
+    if nc in pinned or ci in pinned or uses.sole_writer(nc) is not lnot or uses.sole_writer(ci) is not cast:
+        return None
+    def runs(r):    # global-block ops that were pruned away do not run
+        return kinds.get(id(r)) is not None or uses.pos[id(r)][0] != 0
+
+    if any(r is not cb2 and runs(r) for r in uses.readers.get(nc, ())):
+        return None
+    r1, w1 = op_reads_writes(cb1)
+    r2, w2 = op_reads_writes(cb2)
+    if c in w1 or c in w2 or nc in w1 or nc in w2:
+        return None
+    j = i + 4
+    inits = []
+    while j < len(ops) and ops[j].type in ("fill_constant", "assign_value") and _no_inputs(ops[j]) \
+            and kinds.get(id(ops[j])) == "kernel":
+        inits.append(ops[j])
+        j += 1
+    selects = []
+    while (j < len(ops) and ops[j].type == "select_input" and kinds.get(id(ops[j])) == "select"
+           and ops[j].inputs.get("Mask") == [ci]):
+        sel = ops[j]
+        f, t = sel.inputs["X"]
+        selects.append((sel.outputs["Out"][0], f, t))
+        j += 1
+    if not selects:
+        inits, j = [], i + 4
+    sel_ops = {id(o) for o in ops[j - len(selects):j]}
+    if any(id(r) not in sel_ops and runs(r) for r in uses.readers.get(ci, ())):
+        return None
+    touched = set(r1) | set(w1) | set(r2) | set(w2) | {c}
+    for op in inits:
+        if any(n in touched for n in op.output_arg_names):
+            return None
+    if any(out in (c, nc, ci) for out, _, _ in selects):
+        return None
+    return CondMatch(c, cb1, cb2, inits, selects, j)
+
+
+_SIGNATURES = {}    # kernel -> (its parameters, its **kwargs parameter if any); kernels are module-level
+
+
+def direct_kwargs(opdef, attrs):
+    """The attrs to pass when the generated code calls ``opdef.kernel`` itself (no ``bind`` wrapper):
+    those that differ from the kernel's own keyword defaults (equal to the schema's; a test checks)
+    or that it reads through ``**kwargs``. None: call the bound kernel (``make_kernel``, no signature,
+    an attr name that is no Python identifier, an attr the kernel does not take)."""
+    if opdef.make_kernel is not None or not attrs:
+        return None
+    sig = _SIGNATURES.get(opdef.kernel)
+    if sig is None:
+        try:
+            params = inspect.signature(opdef.kernel).parameters
+        except (TypeError, ValueError):
+            params = None
+        sig = _SIGNATURES[opdef.kernel] = (params, [p for p in (params or {}).values()
+                                                    if p.kind is inspect.Parameter.VAR_KEYWORD])
+    params, var_kw = sig
+    if params is None:
+        return None
+    out = []
+    for name, val in attrs.items():
+        if not name.isidentifier() or keyword.iskeyword(name):
+            return None
+        p = params.get(name)
+        if p is None or p.kind is inspect.Parameter.VAR_KEYWORD:
+            if not var_kw:
+                return None
+            if not var_kw[0].name.startswith("_"):   # ``**_`` ignores the rest by convention
+                out.append((name, val))
+            continue
+        if p.kind not in (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY):
+            return None
+        if p.default is not inspect.Parameter.empty and type(p.default) is type(val) and p.default == val:
+            continue
+        out.append((name, val))
+    return out
+
+
+def literal(val):
+    """Python source for ``val`` when it is a simple literal that evaluates back to an equal value."""
+    if val is None or type(val) in (bool, int, str):
+        return repr(val)
+    if type(val) is float and math.isfinite(val):
+        return repr(val)
+    return None
+
+
+def _unique(names):
+    seen = set()
+    return [n for n in names if not (n in seen or seen.add(n))]
