@@ -249,6 +249,11 @@ def _matmul(x, y, trans_x=False, trans_y=False, **_):
         # the common 2-D case: np.dot skips matmul's gufunc set-up (about half the time of a
         # batch-1 MLP layer); both call the same BLAS gemm
         return np.dot(x, y)
+    if x.ndim > 2 and y.ndim == 2 and not trans_x and x.shape[-1] == y.shape[1 if trans_y else 0]:
+        # [..., k] @ [k, n] (every Linear on a sequence): ONE gemm over the flattened leading dims,
+        # about 2x faster than matmul's loop of small per-batch gemms
+        out = np.dot(x.reshape(-1, x.shape[-1]), y.T if trans_y else y)
+        return out.reshape(x.shape[:-1] + (out.shape[-1],))
     if trans_x and x.ndim >= 2:
         x = _swap(x)
     if trans_y and y.ndim >= 2:
