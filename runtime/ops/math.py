@@ -152,6 +152,21 @@ def _scale(x, scale_tensor=None, bias_tensor=None, scale=1.0, bias=0.0, bias_aft
     return out
 
 
+def _make_scale(scale=1.0, bias=0.0, bias_after_scale=True, **_):
+    """Compiled-program scale: float tensors with attribute factors (every ``x * 2.0``, ``x - 1.0``)
+    skip the general kernel's argument handling; the arithmetic is the general kernel's."""
+    mul = np.multiply
+
+    def kernel(x, scale_tensor=None, bias_tensor=None):
+        if scale_tensor is not None or bias_tensor is not None or x.dtype.kind not in "fc" or not bias_after_scale:
+            return _scale(x, scale_tensor, bias_tensor, scale, bias, bias_after_scale)
+        out = mul(x, scale)
+        if bias:
+            out += bias      # in place for arrays; a 0-D input gives a numpy scalar, as the kernel's
+        return out
+    return kernel
+
+
 def _scale_grad(ctx, dout):
     from ..dispatch import run_op
     s = ctx.attrs.get("scale", 1.0)
@@ -160,7 +175,7 @@ def _scale_grad(ctx, dout):
 
 register("scale", ["X", "ScaleTensor?", "BiasTensor?"], ["Out"],
          {"scale": ("FLOAT", 1.0), "bias": ("FLOAT", 0.0), "bias_after_scale": ("BOOLEAN", True)},
-         kernel=_scale, infer_meta=same_as_x, grad=_scale_grad, differentiable=("X",))
+         kernel=_scale, make_kernel=_make_scale, infer_meta=same_as_x, grad=_scale_grad, differentiable=("X",))
 
 
 # -- pow --------------------------------------------------------------------------------------

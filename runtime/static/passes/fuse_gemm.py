@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from ...ops.registry import lookup
 from ..program import Operator
+from ..prune import op_reads_writes
 from .analysis import Uses, remove_ops
 
 
@@ -29,6 +30,17 @@ def _gemm_attrs(mm, block):
     return None
 
 
+def _unchanged_between(uses, block, first, last, names):
+    if all(uses.stable(n) for n in names):
+        return True
+    ops = block.ops
+    i, j = ops.index(first), ops.index(last)
+    for op in ops[i + 1:j]:
+        if set(op_reads_writes(op)[1]) & set(names):
+            return False
+    return True
+
+
 def run(program, feed_names, fetch_names):
     uses = Uses(program, feed_names, fetch_names)
     block = program.global_block()
@@ -41,8 +53,7 @@ def run(program, feed_names, fetch_names):
         prod = mm.outputs["Out"][0]
         add = _only_reader(uses, prod)
         if (attrs is None or add is None or add.type != "elementwise_add" or add.block is not block
-                or add.inputs["X"] != [prod] or add.inputs["Y"] == [prod]
-                or not (uses.stable(x) and uses.stable(w))):
+                or add.inputs["X"] != [prod] or add.inputs["Y"] == [prod]):
             continue
         pv = block._find_var_recursive(prod)
         bias = add.inputs["Y"][0]
@@ -53,8 +64,6 @@ def run(program, feed_names, fetch_names):
         if not (axis == -1 or len(bv.shape) == len(pv.shape)
                 or (len(bv.shape) == 1 and axis == len(pv.shape) - 1)):
             continue
-        if not uses.stable(bias):
-            continue
         last, out = add, add.outputs["Out"][0]
         attrs["activation"] = "none"
         act = _only_reader(uses, out)
@@ -62,6 +71,11 @@ def run(program, feed_names, fetch_names):
                 act.type == "relu" or (act.type == "gelu" and not act.attrs.get("approximate", False))):
             attrs["activation"] = act.type
             last, out = act, act.outputs["Out"][0]
+        # the fused op runs where ``last`` ran: its inputs must hold there what they held at the
+        # matmul and the add (never rewritten, or at least not by any op in between: a loop
+        # variable written by an earlier while op still qualifies)
+        if not _unchanged_between(uses, block, mm, last, (x, w, bias)):
+            continue
         op = Operator(block, "fused_gemm_epilogue", {"X": [x], "Y": [w], "Bias": [bias]}, {"Out": [out]},
                       lookup("fused_gemm_epilogue").full_attrs(attrs), list(mm.callstack), mm.role)
         block.ops[block.ops.index(last)] = op
