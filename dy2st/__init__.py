@@ -41,6 +41,7 @@ def _alias_submodules():
 
 _alias_submodules()
 
-# the compiler's public modules
-from . import jit  # noqa: E402,F401
-from . import onnx  # noqa: E402,F401
+# the compiler's public modules. Imported explicitly: ``from . import onnx`` would return the
+# runtime.onnx package copied in above whenever runtime.onnx was imported before dy2st
+jit = _importlib.import_module(__name__ + ".jit")
+onnx = _importlib.import_module(__name__ + ".onnx")

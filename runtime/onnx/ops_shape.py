@@ -640,3 +640,56 @@ def _pixel_shuffle(ctx, op):
     if nhwc:
         y = ctx.node("Transpose", [y], perm=[0, 2, 3, 1])
     ctx.node("Identity", [y], [ctx.output(op)])
+
+
+# -- set_value (x[index] = scalar) ----------------------------------------------------------------------
+
+def _bound(ctx, v, dim):
+    """A Python slice bound ``v`` normalised against the (possibly dynamic) length ``dim`` (1-D int64):
+    negative counts from the end, then clamped to [0, dim], as ``slice.indices`` does for step > 0."""
+    if v >= 0:
+        return ctx.node("Min", [ctx.i64([min(v, 2 ** 62)]), dim])
+    return ctx.node("Max", [ctx.node("Add", [dim, ctx.i64([max(v, -2 ** 62)])]), ctx.i64([0])])
+
+
+@lowers("set_value")
+def _set_value(ctx, op):
+    """``x[slices] = scalar`` as Where(mask, value, x): per sliced axis a boolean row
+    start <= i < end (and (i - start) % step == 0), broadcast along that axis, AND-ed together."""
+    if any(op.inputs.get(s) for s in ("StartsTensorList", "EndsTensorList", "StepsTensorList")):
+        raise unsupported(op, "set_value with tensor slice bounds (only constant slices export)")
+    dt = ctx.out_dtype(op)
+    x = ctx.input(op, "Input")
+    nd = len(ctx.in_shape(op, "Input"))
+    if op.inputs.get("ValueTensor"):
+        vshape = ctx.in_shape(op, "ValueTensor")
+        if any(d != 1 for d in vshape):
+            raise unsupported(op, "set_value with a tensor value of shape %s (only a single value exports)"
+                              % list(vshape))
+        value = ctx.reshape(ctx.cast(ctx.input(op, "ValueTensor"), dt, ctx.in_dtype(op, "ValueTensor")), [])
+    else:
+        values = list(op.attrs.get("values", []))
+        if len(values) != 1:
+            raise unsupported(op, f"set_value with {len(values)} values (only a single value exports)")
+        value = ctx.scalar(values[0], dt)
+    axes, starts, ends = op.attrs.get("axes", []), op.attrs.get("starts", []), op.attrs.get("ends", [])
+    steps = op.attrs.get("steps", []) or [1] * len(axes)
+    mask = None
+    for k, a in enumerate(axes):
+        a = a + nd if a < 0 else a
+        step = int(steps[k]) if k < len(steps) else 1
+        if step <= 0:
+            raise unsupported(op, "set_value with a negative step")
+        dim = ctx.shape_of(x, a, a + 1)
+        lo, hi = _bound(ctx, int(starts[k]), dim), _bound(ctx, int(ends[k]), dim)
+        idx = ctx.node("Range", [ctx.scalar(0, np.int64), ctx.reshape(dim, []), ctx.scalar(1, np.int64)])
+        m = ctx.node("And", [ctx.node("GreaterOrEqual", [idx, lo]), ctx.node("Less", [idx, hi])])
+        if step > 1:
+            off = ctx.node("Mod", [ctx.node("Sub", [idx, lo]), ctx.i64([step])])
+            m = ctx.node("And", [m, ctx.node("Equal", [off, ctx.i64([0])])])
+        m = ctx.reshape(m, [1] * a + [-1] + [1] * (nd - a - 1))
+        mask = m if mask is None else ctx.node("And", [mask, m])
+    if mask is None:       # x[...] = v
+        ctx.node("Expand", [value, ctx.shape_of(x)], [ctx.output(op)])
+        return
+    ctx.node("Where", [mask, value, x], [ctx.output(op)])

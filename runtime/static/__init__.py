@@ -21,3 +21,10 @@ from .inference_io import save_inference_model, load_inference_model  # noqa: F4
 from .tensor_array import create_array, array_write, array_read, array_length, tensor_array_to_tensor  # noqa: F401
 
 _install()
+
+
+def setitem(x, index, value):
+    """``paddle.static.setitem(x, index, value)``: the tensor ``x[index] = value`` would give, as a new
+    value (static Variables cannot change in place; eager tensors are not changed either)."""
+    from ..api.indexing import setitem_value
+    return setitem_value(x, index, value)

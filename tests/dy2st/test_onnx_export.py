@@ -59,3 +59,13 @@ def test_unsupported_op_names_op_and_line(tmp_path):
 
     with pytest.raises(UnsupportedOpError, match=r"uniform_random.*test_onnx_export.py:\d+"):
         paddle.onnx.export(Noisy(), str(tmp_path / "n"), input_spec=[paddle.static.InputSpec([3], "float32", "x")])
+
+
+def test_paddle_onnx_is_dy2st_onnx_whatever_was_imported_first():
+    """Regression: with runtime.onnx imported before dy2st, ``paddle.onnx`` was runtime's package
+    (``paddle.onnx.export`` a module, not the function)."""
+    import subprocess
+    import sys
+    code = ("import runtime.onnx, runtime.onnx.export\nimport dy2st as paddle\n"
+            "assert callable(paddle.onnx.export), paddle.onnx\nassert paddle.onnx.__name__ == 'dy2st.onnx'\n")
+    subprocess.run([sys.executable, "-c", code], check=True, timeout=120)

@@ -283,7 +283,8 @@ CASES = [
          id="slice_tensor_start"),
 ]
 
-COVERED_ELSEWHERE = {"conditional_block", "select_input", "while"}   # test_models.py
+COVERED_ELSEWHERE = {"conditional_block", "select_input", "while",   # test_models.py
+                     "set_value"}                                        # test_set_value.py
 
 
 @pytest.mark.parametrize("op_type, inputs, fn, opset, batch", CASES)
