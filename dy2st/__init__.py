@@ -23,7 +23,7 @@ __version__ = "0.1.0"
 _PUBLIC_SUBMODULES = (
     "nn", "nn.functional", "nn.initializer", "optimizer", "optimizer.lr", "io",
     "vision", "vision.datasets", "vision.transforms", "metric", "regularizer",
-    "autograd", "device", "static", "utils", "utils.unique_name",
+    "autograd", "device", "static", "utils", "utils.unique_name", "linalg",
 )
 
 

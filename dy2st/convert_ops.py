@@ -240,8 +240,7 @@ def convert_len(x):
         from runtime.static.program import VarType
         if x.type == VarType.LOD_TENSOR_ARRAY:
             return run_op("lod_array_length", x)
-        shp = run_op("shape", x)
-        return run_op("slice", shp, axes=[0], starts=[0], ends=[1], infer_flags=[1], decrease_axis=[0])
+        return run_op("slice", _shape64(x), axes=[0], starts=[0], ends=[1], infer_flags=[1], decrease_axis=[0])
     if isinstance(x, TensorArrayList):
         return x.length()
     return builtins.len(x)
@@ -313,8 +312,14 @@ def store_attr(obj, path, value):
         setattr(obj, last, value)
 
 
+def _shape64(x):
+    """shape(x) as int64, what Paddle 3.x's x.shape / len(x) give for unknown dims (the legacy op is int32)."""
+    from runtime.api.manipulation import shape
+    return shape(x)
+
+
 def convert_shape(x):
-    """``x.shape``: for a Variable, a list of ints for known dims and int32 tensors for unknown ones."""
+    """``x.shape``: for a Variable, a list of ints for known dims and int64 tensors for unknown ones."""
     if _is_var(x) and any(d < 0 for d in x.shape):
         shp = None
         out = []
@@ -322,7 +327,7 @@ def convert_shape(x):
             if d >= 0:
                 out.append(d)
             else:
-                shp = run_op("shape", x) if shp is None else shp
+                shp = _shape64(x) if shp is None else shp
                 out.append(run_op("slice", shp, axes=[0], starts=[k], ends=[k + 1], infer_flags=[1],
                                   decrease_axis=[0]))
         return out

@@ -21,6 +21,28 @@ class TensorMethods:
     """Mixin holding every method shared by eager Tensors and static Variables."""
     __slots__ = ()
 
+    def numel(self):
+        """The element count as a 0-D int64 tensor (a ``size`` op, so it also works in programs)."""
+        from .dispatch import run_op
+        return run_op("size", self)
+
+    @property
+    def T(self):
+        from .dispatch import run_op
+        return run_op("transpose2", self, axis=list(range(self.ndim))[::-1])
+
+    def ndimension(self):
+        return self.ndim
+
+    def is_floating_point(self):
+        return self.dtype.np.kind == "f"
+
+    def is_integer(self):
+        return self.dtype.np.kind in "iu"
+
+    def element_size(self):
+        return self.dtype.np.itemsize
+
 
 def tensor_method(func=None, *, name=None):
     """Attach ``func`` to `TensorMethods` (as ``name`` or its own name). Usable as a decorator."""
@@ -85,13 +107,8 @@ class Tensor(TensorMethods):
     def dim(self):
         return self._data.ndim
 
-    ndimension = dim
-
     @property
     def size(self):
-        return int(self._data.size)
-
-    def numel(self):
         return int(self._data.size)
 
     @property
@@ -112,11 +129,6 @@ class Tensor(TensorMethods):
     @property
     def is_leaf(self):
         return self._node is None
-
-    @property
-    def T(self):
-        from .dispatch import run_op
-        return run_op("transpose2", self, axis=list(range(self.ndim))[::-1])
 
     # -- data access -----------------------------------------------------------------------
     def numpy(self):
@@ -238,15 +250,6 @@ class Tensor(TensorMethods):
 
     def pin_memory(self):
         return self
-
-    def is_floating_point(self):
-        return self._data.dtype.kind == "f"
-
-    def is_integer(self):
-        return self._data.dtype.kind in "iu"
-
-    def element_size(self):
-        return self._data.dtype.itemsize
 
     def is_contiguous(self):
         return True

@@ -26,6 +26,16 @@ def _is_static_var(x) -> bool:
     return is_var(x) and not isinstance(x, Tensor)
 
 
+def _shape_entry(d):
+    """A ShapeTensorList entry as real Paddle's kernels read it: int32 of shape [1] (they concatenate
+    the entries, and one int32 entry beside int64 ones fails; x.shape[0] in to_static is a 0-d int32)."""
+    if convert_dtype(d.dtype).np != np.int32:
+        d = run_op("cast", d, in_dtype=dtype_code(d.dtype), out_dtype=dtype_code("int32"))
+    if len(d.shape) != 1:
+        d = run_op("reshape2", d, None, None, shape=[1])
+    return d
+
+
 def shape_args(shape, op):
     """Split a user shape into (attr list, ShapeTensor, ShapeTensorList) for shape-taking ops.
 
@@ -57,7 +67,7 @@ def shape_args(shape, op):
         else:
             raise TypeError(f"{op}: shape entries must be ints or integer tensors, got {d!r} in {list(shape)}")
     if dynamic:
-        tensors = [d if _is_static_var(d) else np.asarray([d], dtype=np.int64) for d in dims]
+        tensors = [_shape_entry(d) if _is_static_var(d) else np.asarray([d], dtype=np.int32) for d in dims]
         return [-1 if _is_static_var(d) else d for d in dims], None, tensors
     bad = [d for d in dims if d < 0]
     if bad and not state.static:

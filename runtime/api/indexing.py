@@ -346,7 +346,8 @@ def setitem_value(x, index, value):
                 cond = mask if is_var(mask) else _const(mask)
                 if len(shape) > k:
                     cond = run_op("reshape2", cond, None, None, shape=list(mask.shape) + [1] * (len(shape) - k))
-                return run_op("where", cond, v if is_var(v) else _const(v), x)
+                from .manipulation import where   # broadcasts in programs (Paddle's where wants equal shapes)
+                return where(cond, v if is_var(v) else _const(v), x)
         if not is_bool and at == 0 and not isinstance(x, Tensor):
             # static x[ids] = v, integer ids over the first axis: one scatter. The updates get their
             # shape [len(ids), *x.shape[1:]] (which may be unknown) from a gather of the same rows

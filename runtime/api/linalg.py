@@ -1,4 +1,4 @@
-"""Linear algebra: matmul, mm, bmm, dot, t, norm, dist, cross."""
+"""Linear algebra: matmul, mm, bmm, dot, t, norm, dist, cross, einsum."""
 from __future__ import annotations
 
 import numbers
@@ -10,7 +10,7 @@ from ..ops.meta import normalize_axis
 from ..tensor import Tensor, tensor_method
 from ._helpers import is_var
 
-__all__ = ["matmul", "mm", "bmm", "dot", "t", "norm", "dist", "cross"]
+__all__ = ["matmul", "mm", "bmm", "dot", "t", "norm", "dist", "cross", "einsum"]
 
 
 def _check(x, api, what="x"):
@@ -161,3 +161,25 @@ def cross(x, y, axis=9, name=None):
         if x.shape[ax] not in (3, -1):
             raise ValueError(f"cross: dimension {axis} of shape {list(x.shape)} must have size 3")
     return run_op("cross", x, y, dim=int(axis))
+
+
+def einsum(equation, *operands):
+    """Einstein summation over ``operands`` in numpy's notation (``'bij,bjk->bik'``; ``'...'`` broadcasts;
+    without ``->`` the output keeps, sorted, the letters that occur once)."""
+    from ..ops.math import einsum_expand
+    if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
+        operands = tuple(operands[0])
+    if not isinstance(equation, str):
+        raise TypeError(f"einsum: equation must be a str, got {type(equation).__name__}")
+    if not operands:
+        raise ValueError("einsum: at least one operand is required")
+    for k, x in enumerate(operands):
+        _check(x, "einsum", f"operands[{k}]")
+    eq = equation.replace(" ", "")
+    if "->" not in eq:   # write the implicit output out, as Paddle does before building the op
+        _, out = einsum_expand(eq, [len(x.shape) for x in operands])
+        ell = "..." if "..." in eq else ""
+        eq = eq + "->" + ell + "".join(c for c in out if c in eq)
+    else:
+        einsum_expand(eq, [len(x.shape) for x in operands])   # validates
+    return run_op("einsum", list(operands), equation=eq)

@@ -161,6 +161,38 @@ def cast(x, dtype):
 tensor_method(cast, name="astype")
 
 
+def _cast_method(dtype):
+    def method(self):
+        return cast(self, dtype)
+    method.__name__ = method.__qualname__ = {"int32": "int", "int64": "long", "float32": "float", "float64": "double",
+                                             "float16": "half", "bool": "bool", "int16": "short",
+                                             "uint8": "byte"}[dtype]
+    method.__doc__ = f"``x`` cast to {dtype} (Paddle's Tensor.{method.__name__}())."
+    return method
+
+
+for _d in ("int32", "int64", "float32", "float64", "float16", "bool", "int16", "uint8"):
+    _m = _cast_method(_d)
+    tensor_method(_m, name=_m.__name__)
+
+
+@tensor_method
+def type_as(x, other):
+    """``x`` cast to ``other``'s dtype."""
+    return cast(x, other.dtype)
+
+
+def _mT(x):
+    if x.ndim < 2:
+        raise ValueError(f"Tensor.mT: x must have at least 2 dimensions, got shape {list(x.shape)}")
+    perm = list(range(x.ndim))
+    perm[-2], perm[-1] = perm[-1], perm[-2]
+    return run_op("transpose2", x, axis=perm)
+
+
+tensor_method(property(_mT), name="mT")
+
+
 def _reshape_inputs(x, shape):
     ints, tensor, tensor_list = int_list_arg(shape, "reshape", "shape")
     if tensor is None and tensor_list is None and isinstance(x, Tensor):
@@ -480,7 +512,28 @@ def broadcast_tensors(input, name=None):
     target = ()
     for t in xs:
         target = broadcast_shapes(target, tuple(t.shape))
+    if any(d < 0 for d in target) and any(tuple(t.shape) != target for t in xs):
+        return _broadcast_dynamic(xs, target)
     return [t if tuple(t.shape) == target else expand(t, list(target)) for t in xs]
+
+
+def _broadcast_dynamic(xs, target):
+    """Broadcast in a program whose common shape has unknown (-1) dims, which expand cannot name for a
+    tensor that lacks them: add zeros of the common shape (elementwise ops broadcast at run time)."""
+    from .creation import zeros_like
+    z = None
+    for t in xs:
+        zt = zeros_like(t, dtype="float32")
+        z = zt if z is None else run_op("elementwise_add", z, zt)
+    out = []
+    for t in xs:
+        if tuple(t.shape) == target:
+            out.append(t)
+        elif t.dtype.np.kind == "b":
+            out.append(cast(run_op("elementwise_add", cast(t, "float32"), z), "bool"))
+        else:
+            out.append(run_op("elementwise_add", t, z if t.dtype.np == np.float32 else cast(z, t.dtype)))
+    return out
 
 
 # -- flip / roll / repeat ---------------------------------------------------------------------------
@@ -548,9 +601,12 @@ def repeat_interleave(x, repeats, axis=None, name=None):
 # -- shape / numel ----------------------------------------------------------------------------------
 
 def shape(input):
-    """The shape of ``input`` as a 1-D int32 tensor (readable at run time in static programs)."""
+    """The shape of ``input`` as a 1-D int64 tensor (readable at run time in static programs).
+
+    Paddle 3.x gives int64 (eager and to_static); the legacy ``shape`` op writes int32, so a cast follows."""
     _check_tensor(input, "shape", "input")
-    return run_op("shape", input)
+    out = run_op("shape", input)
+    return run_op("cast", out, in_dtype=convert_dtype(out.dtype).proto, out_dtype=convert_dtype("int64").proto)
 
 
 def numel(x, name=None):
@@ -677,7 +733,7 @@ def masked_fill(x, mask, value, name=None):
         v = value if value.dtype == x.dtype else cast(value, x.dtype)
     else:
         v = _const(np.asarray(value, dtype=x.dtype.np))
-    return run_op("where", mask, v, x)
+    return where(mask, v, x)   # where() broadcasts in programs: Paddle's where op wants equal shapes
 
 
 masked_fill_ = _inplace("masked_fill_", masked_fill)

@@ -17,7 +17,7 @@ __all__ = ["add", "subtract", "multiply", "divide", "pow", "maximum", "minimum",
            "exp", "log", "log1p", "log2", "log10", "expm1", "sqrt", "rsqrt", "square", "abs", "floor", "ceil",
            "round", "trunc", "frac", "sign", "sgn", "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh",
            "asinh", "acosh", "atanh", "tanh", "sigmoid", "erf", "reciprocal", "neg", "stanh", "scale", "clip",
-           "cumsum", "logsumexp", "add_n",
+           "cumsum", "cumprod", "logsumexp", "add_n",
            # in-place forms Paddle also offers as top-level functions (the rest are Tensor methods only)
            "log_", "square_", "abs_", "trunc_", "sin_", "cos_", "tanh_", "neg_", "cumsum_", "log1p_", "expm1_",
            "tan_", "erf_", "frac_", "pow_"]
@@ -265,6 +265,22 @@ def cumsum(x, axis=None, dtype=None, name=None):
     axis = _int_axis(axis, "cumsum")
     _check_axis(x, axis, "cumsum")
     return run_op("cumsum", x, axis=axis, flatten=False)
+
+
+@tensor_method
+def cumprod(x, dim=None, dtype=None, name=None):
+    """Cumulative product along ``dim`` (None: over the flattened tensor); ``dtype`` casts x first."""
+    _check(x, "cumprod")
+    if dtype is not None:
+        d = convert_dtype(dtype)
+        if d != x.dtype:
+            x = run_op("cast", x, in_dtype=x.dtype.proto, out_dtype=d.proto)
+    if dim is None:
+        x = run_op("reshape2", x, None, None, shape=[-1])
+        dim = 0
+    dim = _int_axis(dim, "cumprod")
+    _check_axis(x, dim, "cumprod")
+    return run_op("cumprod", x, dim=dim)
 
 
 @tensor_method

@@ -480,9 +480,9 @@ def _read_var(vd, block, path):
         sub = vd.type.dense_tensor if t == _DENSE else vd.type.tensor_array
         if not sub.HasField("tensor"):
             raise ModelFormatError(f"{where}: {VAR_TYPE_NAME[t]} without a TensorDesc", path)
-        shape = [int(d) for d in sub.tensor.dims]
-        if any(d < -1 for d in shape):
-            raise ModelFormatError(f"{where}: invalid dimension in shape {shape}", path)
+        # Paddle's infer-shape writes products of unknown dims as they come (instance_norm's SavedMean
+        # is [-4] = -1 * 4 channels with an unknown batch): any negative dim means unknown
+        shape = [int(d) if d >= -1 else -1 for d in sub.tensor.dims]
         try:
             dtype = from_proto(sub.tensor.data_type)
         except ValueError:

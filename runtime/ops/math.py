@@ -456,6 +456,66 @@ register("cumsum", ["X"], ["Out"], {"axis": ("INT", -1), "flatten": ("BOOLEAN", 
 grad_op("cumsum", ["X", "Out@GRAD"], ["X@GRAD"], _cumsum_grad)
 
 
+# -- cumprod (not in the protos file: Paddle's legacy op is cumprod{X}->{Out}, attrs dim/exclusive/reverse)
+def _along(a, dim, exclusive, reverse):
+    """``a`` moved so the scan runs forward over axis 0 (flipped when reversed, shifted when exclusive)."""
+    a = np.moveaxis(a, dim, 0)
+    if reverse:
+        a = a[::-1]
+    if exclusive:
+        a = np.concatenate([np.ones_like(a[:1]), a[:-1]], axis=0)
+    return a
+
+
+def _back(a, dim, exclusive, reverse, fill):
+    if exclusive:   # undo the shift: the last input feeds no output
+        a = np.concatenate([a[1:], np.full_like(a[:1], fill)], axis=0)
+    if reverse:
+        a = a[::-1]
+    return np.ascontiguousarray(np.moveaxis(a, 0, dim))
+
+
+def _cumprod(x, dim=-1, exclusive=False, reverse=False, **_):
+    if x.ndim == 0:
+        return x.copy()
+    dim = normalize_axis(dim, x.ndim)
+    out = np.moveaxis(np.cumprod(_along(x, dim, exclusive, reverse), axis=0, dtype=x.dtype), 0, dim)
+    if reverse:
+        out = np.flip(out, dim)
+    return np.ascontiguousarray(out)
+
+
+def _cumprod_grad(x, out, dout, dim=-1, exclusive=False, reverse=False, **_):
+    # dx_j = prod(x_<j) * S_j with S_j = g_j + x_{j+1} * S_{j+1} (scan order): exact with zeros in x
+    if x.ndim == 0:
+        return dout.astype(x.dtype, copy=True)
+    dim = normalize_axis(dim, x.ndim)
+    xs = _along(x, dim, exclusive, reverse)
+    g = np.moveaxis(dout, dim, 0)
+    if reverse:
+        g = g[::-1]
+    n = xs.shape[0]
+    before = np.concatenate([np.ones_like(xs[:1]), np.cumprod(xs[:-1], axis=0, dtype=xs.dtype)], axis=0)
+    acc = np.zeros_like(g[0])
+    dx = np.empty_like(xs)
+    for j in range(n - 1, -1, -1):
+        acc = g[j] + (xs[j + 1] * acc if j + 1 < n else 0)
+        dx[j] = before[j] * acc
+    return _back(dx, dim, exclusive, reverse, 0).astype(x.dtype, copy=False)
+
+
+def _cumprod_meta(x, dim=-1, **_):
+    if len(x.shape):
+        normalize_axis(dim, len(x.shape))
+    return Meta(tuple(x.shape), x.dtype)
+
+
+register("cumprod", ["X"], ["Out"], {"dim": ("INT", -1), "exclusive": ("BOOLEAN", False),
+                                     "reverse": ("BOOLEAN", False)},
+         kernel=_cumprod, infer_meta=_cumprod_meta)
+grad_op("cumprod", ["X", "Out", "Out@GRAD"], ["X@GRAD"], _cumprod_grad)
+
+
 # -- reductions: logsumexp, p_norm, frobenius_norm, dist --------------------------------------
 def _axes(ndim, axis, reduce_all):
     if reduce_all or axis is None or len(axis) == 0 or ndim == 0:
@@ -663,3 +723,85 @@ def _sum_meta(xs, **_):
 
 
 register("sum", ["X[]"], ["Out"], {}, kernel=_sum, infer_meta=_sum_meta, grad=_sum_grad)
+
+
+# -- einsum (not in the protos file: Paddle's legacy op is einsum{Operands[]}->{Out}, attr equation) --
+_LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+
+def einsum_expand(equation, ndims):
+    """(operand subscripts, output subscripts) with '...' replaced by letters the equation does not use
+    (right-aligned, as numpy broadcasts) and the implicit output made explicit."""
+    eq = equation.replace(" ", "")
+    lhs, arrow, rhs = eq.partition("->")
+    subs = lhs.split(",")
+    if len(subs) != len(ndims):
+        raise ValueError(f"einsum: equation {equation!r} has {len(subs)} operands, got {len(ndims)} tensors")
+    free = [c for c in _LETTERS if c not in eq]
+    n_ell = 0
+    for s, nd in zip(subs, ndims):
+        named = len(s.replace("...", ""))
+        if "..." in s:
+            n_ell = max(n_ell, nd - named)
+        elif named != nd:
+            raise ValueError(f"einsum: subscripts {s!r} name {named} dimensions but the operand has {nd}")
+    ell = "".join(free[:n_ell])
+    out_subs = []
+    for s, nd in zip(subs, ndims):
+        k = nd - len(s.replace("...", ""))    # this operand's ellipsis dims: the last k letters of ell
+        out_subs.append(s.replace("...", ell[n_ell - k:] if k else "") if "..." in s else s)
+    if arrow:
+        out = rhs.replace("...", ell)
+    else:
+        letters = "".join(out_subs)
+        out = ell + "".join(sorted(c for c in set(lhs) if c.isalpha() and letters.count(c) == 1))
+    for s in out_subs:
+        if len(set(s)) != len(s):
+            raise ValueError(f"einsum: repeated subscripts in one operand ({equation!r}) are not supported")
+    return out_subs, out
+
+
+def _einsum(operands, equation="", **_):
+    subs, out = einsum_expand(equation, [a.ndim for a in operands])
+    res = np.einsum(",".join(subs) + "->" + out, *operands, optimize=len(operands) > 2)
+    return np.asarray(res, dtype=operands[0].dtype)
+
+
+def _einsum_meta(operands, equation="", **_):
+    subs, out = einsum_expand(equation, [len(m.shape) for m in operands])
+    size = {}
+    for s, m in zip(subs, operands):
+        for c, d in zip(s, m.shape):
+            if c not in size or size[c] in (1, -1) and d != 1:
+                size[c] = d
+    return Meta(tuple(size[c] for c in out), operands[0].dtype)
+
+
+def _einsum_grad(operands, dout, equation="", **_):
+    # d operand_k = einsum(out, other operands -> subs_k), then broadcast over k's own summed-out
+    # letters and summed over the axes where operand k was broadcast (size 1)
+    subs, out = einsum_expand(equation, [a.ndim for a in operands])
+    grads = []
+    for k, (sk, xk) in enumerate(zip(subs, operands)):
+        others = [(s, a) for j, (s, a) in enumerate(zip(subs, operands)) if j != k]
+        seen = set(out).union(*[set(s) for s, _ in others])
+        kept = "".join(c for c in sk if c in seen)
+        g = np.einsum(",".join([out] + [s for s, _ in others]) + "->" + kept, dout, *[a for _, a in others])
+        g = np.asarray(g).reshape([g.shape[kept.index(c)] if c in kept else 1 for c in sk])
+        axes = tuple(i for i, (gd, xd) in enumerate(zip(g.shape, xk.shape)) if xd == 1 and gd != 1)
+        if axes:
+            g = g.sum(axis=axes, keepdims=True)
+        grads.append(np.ascontiguousarray(np.broadcast_to(g, xk.shape)).astype(xk.dtype, copy=False))
+    return grads
+
+
+def _einsum_grad_rule(ctx, dout):
+    from ..dispatch import run_op
+    from .shape import as_list
+    return [as_list(run_op("einsum_grad", ctx.inputs[0], dout, **ctx.attrs))]
+
+
+register("einsum", ["Operands[]"], ["Out"], {"equation": ("STRING", "")}, kernel=_einsum, infer_meta=_einsum_meta,
+         grad=_einsum_grad_rule)
+register("einsum_grad", ["Operands[]", "Out@GRAD"], ["Operands@GRAD[]"], {"equation": ("STRING", "")},
+         kernel=_einsum_grad, infer_meta=lambda ops, dout, **_: [Meta(tuple(m.shape), m.dtype) for m in ops])

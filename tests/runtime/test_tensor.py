@@ -106,3 +106,20 @@ def test_dtype_objects():
     assert convert_dtype(np.int32) is paddle.int32 and convert_dtype("paddle.int64") is paddle.int64
     with pytest.raises(ValueError, match="unknown dtype"):
         convert_dtype("float33")
+
+
+def test_shared_methods_work_on_tensors_and_static_variables():
+    # Paddle: x.numel() is a 0-D int64 tensor; x.T, numel, ndimension... also exist under to_static
+    t = paddle.ones([2, 3])
+    n = t.numel()
+    assert isinstance(n, paddle.Tensor) and n.shape == [] and n.dtype == paddle.int64 and int(n) == 6
+    assert t.T.shape == [3, 2] and t.ndimension() == 2 and t.is_floating_point() and t.element_size() == 4
+    from runtime import static
+    paddle.enable_static()
+    try:
+        with static.program_guard(static.Program(), static.Program()):
+            v = static.data("v", [None, 3], "int32")
+            assert v.T.shape == [3, -1] and v.numel().shape == [] and v.ndimension() == 2
+            assert v.is_integer() and not v.is_floating_point() and v.element_size() == 4
+    finally:
+        paddle.disable_static()

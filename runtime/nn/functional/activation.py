@@ -11,7 +11,7 @@ from .common import _cast, _clip, _reshape
 __all__ = ["relu", "relu_", "relu6", "leaky_relu", "elu", "gelu", "sigmoid", "tanh", "silu", "swish",
            "hardswish", "hardsigmoid", "softplus", "softsign", "softmax", "log_softmax", "tanhshrink",
            "hardtanh", "log_sigmoid", "mish", "selu", "celu", "softshrink", "hardshrink",
-           "thresholded_relu", "prelu", "glu"]
+           "thresholded_relu", "prelu", "glu", "logsigmoid", "maxout"]
 
 
 def relu(x, name=None):
@@ -203,3 +203,27 @@ def glu(x, axis=-1, name=None):
     """a * sigmoid(b) where a, b are the two halves of ``x`` along ``axis``."""
     a, b = run_op("split", x, None, None, num=2, axis=int(axis))
     return run_op("elementwise_mul", a, run_op("sigmoid", b))
+
+
+logsigmoid = log_sigmoid   # Paddle's older name, still exported
+
+
+def maxout(x, groups, axis=1, name=None):
+    """Max over each run of ``groups`` consecutive channels along ``axis`` (1, or -1/3 for NHWC):
+    ``out[:, c] = max(x[:, c*groups : (c+1)*groups])``."""
+    from ...api.manipulation import strided_slice
+    from ...api.math import maximum
+    nd = len(x.shape)
+    if axis not in (1, -1, nd - 1):
+        raise ValueError(f"maxout: axis must be 1 or -1 (or {nd - 1}), got {axis}")
+    axis = axis % nd
+    c = x.shape[axis]
+    if not isinstance(groups, int) or groups <= 0 or (c >= 0 and c % groups):
+        raise ValueError(f"maxout: the {c} channels of x (shape {list(x.shape)}) must divide into groups of "
+                         f"{groups}")
+    # strided slice j holds x[c*groups + j] at position c: the max over j is the max of each run
+    out = None
+    for j in range(groups):
+        part = strided_slice(x, [axis], [j], [2 ** 31 - 1], [groups])
+        out = part if out is None else maximum(out, part)
+    return out

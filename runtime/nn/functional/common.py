@@ -9,7 +9,7 @@ from ...dtype import convert_dtype
 from ...api._helpers import scalar_like
 
 __all__ = ["linear", "dropout", "dropout2d", "dropout3d", "alpha_dropout", "label_smooth", "normalize",
-           "cosine_similarity"]
+           "cosine_similarity", "sequence_mask", "scaled_dot_product_attention"]
 
 
 # -- op wrappers shared by the functional modules (every optional slot passed explicitly) ---
@@ -192,3 +192,56 @@ def cosine_similarity(x1, x2, axis=1, eps=1e-8):
     n12 = run_op("sqrt", run_op("elementwise_max", run_op("elementwise_mul", w1, w2),
                                 scalar_like(float(eps) ** 2, w12)))
     return run_op("elementwise_div", w12, n12)
+
+
+def sequence_mask(x, maxlen=None, dtype="int64", name=None):
+    """``out[..., j] = j < x[...]`` for j < ``maxlen`` (default: the largest length in x), as ``dtype``."""
+    import runtime as paddle
+    if maxlen is None:
+        maxlen = paddle.max(x)
+    elif isinstance(maxlen, numbers.Integral) and maxlen < 0:
+        raise ValueError(f"sequence_mask: maxlen must be >= 0, got {maxlen}")
+    pos = paddle.arange(0, maxlen, dtype=x.dtype)
+    return paddle.cast(paddle.unsqueeze(x, -1) > pos, dtype)
+
+
+def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, training=True,
+                                 backend=None, scale=None, enable_gqa=True, name=None):
+    """softmax(q k^T * scale + mask) v on [batch, seq_len, num_heads, head_dim] tensors (Paddle's layout).
+
+    A bool ``attn_mask`` keeps the True positions, a float one is added; ``is_causal`` masks the
+    future; with fewer key/value heads than query heads (grouped-query attention) each is shared."""
+    import runtime as paddle
+    for t, what in ((query, "query"), (key, "key"), (value, "value")):
+        if len(t.shape) != 4:
+            raise ValueError(f"scaled_dot_product_attention: {what} must be 4-D [batch, seq_len, num_heads, "
+                             f"head_dim], got shape {list(t.shape)}")
+    hq, hk = query.shape[2], key.shape[2]
+    q = paddle.transpose(query, [0, 2, 1, 3])
+    k = paddle.transpose(key, [0, 2, 1, 3])
+    v = paddle.transpose(value, [0, 2, 1, 3])
+    if hk != hq:
+        if not enable_gqa or hk <= 0 or hq % hk:
+            raise ValueError(f"scaled_dot_product_attention: query has {hq} heads and key {hk}; grouped-query "
+                             "attention needs enable_gqa=True and a head count dividing the query's")
+        k = paddle.repeat_interleave(k, hq // hk, axis=1)
+        v = paddle.repeat_interleave(v, hq // hk, axis=1)
+    d = query.shape[-1]
+    if scale is None and d < 0:   # head_dim known only at run time (a program built from a dynamic reshape)
+        scale = paddle.rsqrt(paddle.cast(paddle.shape(query)[3], query.dtype))
+    elif scale is None:
+        scale = 1.0 / float(d) ** 0.5
+    s = paddle.matmul(q, k, transpose_y=True) * scale
+    if is_causal:
+        lq, lk = query.shape[1], key.shape[1]
+        keep = paddle.tril(paddle.ones([lq, lk], dtype="bool"))
+        s = paddle.where(keep, s, paddle.full_like(s, float("-inf")))
+    if attn_mask is not None:
+        if attn_mask.dtype.np.kind == "b":
+            s = paddle.where(attn_mask, s, paddle.full_like(s, float("-inf")))
+        else:
+            s = s + attn_mask
+    p = paddle.nn.functional.softmax(s, axis=-1)
+    if dropout_p:
+        p = dropout(p, dropout_p, training=training)
+    return paddle.transpose(paddle.matmul(p, v), [0, 2, 1, 3])

@@ -6,7 +6,7 @@ from ...framework import state
 from ...tensor import Tensor
 from .common import _reshape
 
-__all__ = ["batch_norm", "layer_norm", "instance_norm", "group_norm"]
+__all__ = ["batch_norm", "layer_norm", "instance_norm", "group_norm", "local_response_norm"]
 
 _BN_FORMATS = ("NC", "NCL", "NCHW", "NCDHW", "NLC", "NHWC", "NDHWC")
 
@@ -93,3 +93,29 @@ def group_norm(x, num_groups, epsilon=1e-05, weight=None, bias=None, data_format
         raise ValueError(f"group_norm: the channel count {c} must be divisible by num_groups ({num_groups})")
     return run_op("group_norm", x, weight, bias, epsilon=float(epsilon), groups=int(num_groups),
                   data_layout=layout)
+
+
+def local_response_norm(x, size, alpha=0.0001, beta=0.75, k=1.0, data_format="NCHW", name=None):
+    """``x / (k + alpha * mean(x**2 over a window of `size` channels, zero-padded))**beta``; the window
+    at channel c covers c - size//2 .. c + (size-1)//2 (Paddle's layout)."""
+    from ...api.creation import zeros_like
+    from ...api.manipulation import concat, slice as slice_
+    nd = len(x.shape)
+    if nd < 3:
+        raise ValueError(f"local_response_norm: x must have at least 3 dimensions, got shape {list(x.shape)}")
+    if data_format not in ("NCL", "NCHW", "NCDHW", "NLC", "NHWC", "NDHWC"):
+        raise ValueError(f"local_response_norm: data_format must be NCL/NCHW/NCDHW/NLC/NHWC/NDHWC, got "
+                         f"{data_format!r}")
+    axis = 1 if data_format.startswith("NC") else nd - 1
+    c = x.shape[axis]
+    if c < 0:
+        raise ValueError(f"local_response_norm: the channel count of x (shape {list(x.shape)}) must be known")
+    sq = x * x
+    zero = zeros_like(slice_(sq, [axis], [0], [1]))    # one zero channel, batch size known at run time
+    before, after = size // 2, (size - 1) // 2
+    padded = concat([zero] * before + [sq] + [zero] * after, axis=axis)
+    total = None
+    for o in range(size):
+        win = slice_(padded, [axis], [o], [o + c])
+        total = win if total is None else total + win
+    return x / (total * (alpha / size) + k) ** beta

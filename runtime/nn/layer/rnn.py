@@ -379,6 +379,13 @@ class RNNBase(Layer):
             else:
                 x, (st_fw, st_bw) = layer(x, (state_at(2 * i), state_at(2 * i + 1)), sequence_length)
                 finals.extend([st_fw, st_bw])
+        if sequence_length is not None:
+            # Paddle's fused rnn op (what LSTM/GRU/SimpleRNN run) writes zeros after each sample's
+            # last step; the generic nn.RNN keeps them (see _run_cell)
+            steps = x.shape[0 if self.time_major else 1]
+            valid = paddle.unsqueeze(sequence_length, -1) > paddle.arange(steps, dtype=sequence_length.dtype)
+            valid = paddle.cast(valid, x.dtype)                                 # [B, T]
+            x = x * paddle.unsqueeze(paddle.transpose(valid, [1, 0]) if self.time_major else valid, -1)
         if self.state_components == 2:
             final = tuple(paddle.stack([f[c] for f in finals], axis=0) for c in range(2))
         else:

@@ -149,6 +149,16 @@ def test_shape_of_dynamic_dim_is_a_tensor():
     assert "shape" in ops
 
 
+def test_dynamic_dims_len_and_paddle_shape_are_int64():
+    # Paddle 3.x (eager and to_static) gives int64 for x.shape[i] of an unknown dim, len(x), paddle.shape
+    def f(x):
+        return x.shape[0], len(x), paddle.shape(x), x.shape[0] * 2
+    sf = paddle.jit.to_static(f, input_spec=SPEC)
+    outs = sf(paddle.to_tensor(X53))
+    assert [str(o.numpy().dtype) for o in outs] == ["int64"] * 4
+    assert [o.numpy().tolist() for o in outs] == [5, 5, [5, 3], 10]
+
+
 def test_int_float_bool_of_variables_are_casts():
     sf = paddle.jit.to_static(float_of_tensor)
     sf(paddle.to_tensor(X23))

@@ -174,3 +174,11 @@ def test_cross():
         paddle.cross(T(a), T(b), axis=0)
     with pytest.raises(ValueError, match="cross: x and y must have the same shape"):
         paddle.cross(T(a), T(b[0]))
+
+
+def test_linalg_namespace():
+    import dy2st
+    import dy2st.linalg as L
+    x = paddle.to_tensor(np.array([[3.0, 4.0]], np.float32))
+    assert L.norm is dy2st.linalg.norm
+    np.testing.assert_allclose(L.norm(x).numpy(), 5.0)

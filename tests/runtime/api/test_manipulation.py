@@ -292,7 +292,7 @@ def test_repeat_interleave():
 def test_shape_numel():
     x = paddle.zeros([2, 3, 4])
     s = paddle.shape(x)
-    assert s.dtype == paddle.int32 and s.numpy().tolist() == [2, 3, 4]   # the legacy shape op's int32
+    assert s.dtype == paddle.int64 and s.numpy().tolist() == [2, 3, 4]   # Paddle 3.x: int64 (legacy op int32 + cast)
     n = paddle.numel(x)
     assert n.shape == [] and n.dtype == paddle.int64 and int(n) == 24
 
@@ -472,3 +472,16 @@ def test_small_composites():
     y.masked_fill_(y < 3, T(np.float32(-1)))
     np.testing.assert_array_equal(y.numpy(), np.where(a < 3, -1, a))
     assert paddle.swapaxes(x, [1, 0]).shape == [12, 2]
+
+
+def test_cast_shortcut_methods_type_as_and_mT():
+    x = paddle.to_tensor(np.arange(6, dtype=np.float32).reshape(2, 3) - 2.5)
+    for m, d in [("int", "int32"), ("long", "int64"), ("float", "float32"), ("double", "float64"),
+                 ("half", "float16"), ("bool", "bool"), ("short", "int16"), ("byte", "uint8")]:
+        y = getattr(x, m)()
+        assert str(y.numpy().dtype) == d, m
+    np.testing.assert_array_equal(x.int().numpy(), x.numpy().astype(np.int32))
+    assert x.type_as(paddle.ones([1], "int64")).dtype == paddle.int64
+    assert x.mT.shape == [3, 2] and paddle.ones([4, 2, 3]).mT.shape == [4, 3, 2]
+    with pytest.raises(ValueError, match="mT: x must have at least 2 dimensions"):
+        paddle.ones([3]).mT

@@ -192,6 +192,17 @@ def test_cumsum():
         paddle.cumsum(x, axis=2)
 
 
+def test_cumprod():
+    a = np.array([[1.0, 2.0, 0.0], [2.0, -1.0, 4.0]], dtype=np.float32)
+    out = paddle.cumprod(T(a))
+    assert out.shape == [6] and out.dtype == paddle.float32
+    np.testing.assert_allclose(out.numpy(), np.cumprod(a))
+    np.testing.assert_allclose(T(a).cumprod(dim=0).numpy(), np.cumprod(a, axis=0))
+    assert paddle.cumprod(T(a), dim=1, dtype="float64").dtype == paddle.float64
+    with pytest.raises(ValueError, match="cumprod: axis 2 is out of range"):
+        paddle.cumprod(T(a), dim=2)
+
+
 def test_cumsum_integer_dtypes_follow_paddle():
     assert paddle.cumsum(T([1, 2], dtype="int32")).dtype == paddle.int64
     assert paddle.cumsum(T([1, 2], dtype="int16")).dtype == paddle.int64

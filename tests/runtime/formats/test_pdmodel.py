@@ -374,3 +374,13 @@ def test_not_a_protobuf():
         parse_program(b"\x0a\x00", "m.pdmodel")
     with pytest.raises(ModelFormatError, match="no blocks"):
         parse_program(b"", "m.pdmodel")
+
+
+def test_negative_dims_below_minus_one_read_as_unknown():
+    # Paddle's infer-shape writes e.g. instance_norm's SavedMean as [-4] (-1 batch * 4 channels)
+    pd = desc_of("zoo")
+    for vd in pd.blocks[0].vars:
+        if vd.name == "img":
+            vd.type.dense_tensor.tensor.dims[:] = [-4, 1, 8, 8]
+    program, _, _ = desc_to_program(pd)
+    assert program.global_block().vars["img"].shape == [-1, 1, 8, 8]

@@ -256,3 +256,22 @@ def test_lstm_cell_projection():
     assert h.shape == [2, 2] and c.shape == [2, 4]
     out, (hn, cn) = nn.LSTM(3, 4, proj_size=2)(T(x[:, None].astype(np.float32)))
     assert out.shape == [2, 1, 2] and hn.shape == [1, 2, 2] and cn.shape == [1, 2, 4]
+
+
+@pytest.mark.parametrize("make", [lambda: nn.GRU(3, 2, num_layers=2), lambda: nn.LSTM(3, 2, direction="bidirect"),
+                                  lambda: nn.SimpleRNN(3, 2, time_major=True)])
+def test_rnn_layers_zero_outputs_after_sequence_length(make):
+    # Paddle's fused rnn op (LSTM/GRU/SimpleRNN) writes zeros past each sample's length, while the
+    # states and the valid steps equal a run on the truncated sequence (checked with Paddle 3.3.1)
+    paddle.seed(3)
+    m = make()
+    xs = rng.standard_normal((2, 4, 3)).astype(np.float32)
+    lengths = np.array([4, 2], np.int64)
+    feed = xs.transpose(1, 0, 2) if m.time_major else xs
+    out, _ = m(T(feed), sequence_length=T(lengths))
+    out = out.numpy().transpose(1, 0, 2) if m.time_major else out.numpy()
+    assert np.all(out[1, 2:] == 0) and np.all(out[1, :2] != 0)
+    one = xs[1:2, :2]                        # sample 1 cut to its length
+    short, _ = m(T(one.transpose(1, 0, 2) if m.time_major else one))
+    short = short.numpy().transpose(1, 0, 2) if m.time_major else short.numpy()
+    np.testing.assert_allclose(out[1, :2], short[0], rtol=1e-5, atol=1e-6)

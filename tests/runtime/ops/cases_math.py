@@ -42,6 +42,16 @@ def cumsum_ref(X, axis=-1, flatten=False, exclusive=False, reverse=False):
     return out
 
 
+def cumprod_ref(X, dim=-1, exclusive=False, reverse=False):
+    n = X.shape[dim]
+    out = np.ones_like(X)
+    for i in range(n):
+        for j in range(n):
+            if (j > i if reverse else j < i) or (j == i and not exclusive):
+                np.moveaxis(out, dim, 0)[i] *= np.moveaxis(X, dim, 0)[j]
+    return out
+
+
 def lse_ref(X, axis=None, keepdim=False):
     return np.log(np.exp(X).sum(axis=axis, keepdims=keepdim))
 
@@ -195,6 +205,26 @@ CASES = [
            name="reverse_exclusive"),
     OpCase("cumsum", {"X": np.array([[1, 2], [3, 4]], np.int32)}, lambda X: np.array([[1, 3], [3, 7]], np.int32),
            name="int32"),
+    # cumprod (a zero inside checks the gradient does not divide by x)
+    OpCase("cumprod", {"X": r(3, 4)}, cumprod_ref),
+    OpCase("cumprod", {"X": np.array([[0.5, 0.0, -1.5], [1.2, -0.7, 2.0]])}, cumprod_ref, attrs={"dim": 1},
+           name="zero"),
+    OpCase("cumprod", {"X": r(3, 2)}, cumprod_ref, attrs={"dim": 0, "exclusive": True}, name="exclusive"),
+    OpCase("cumprod", {"X": r(2, 3, 2)}, cumprod_ref, attrs={"dim": 1, "reverse": True}, name="reverse"),
+    OpCase("cumprod", {"X": r(2, 4)}, cumprod_ref, attrs={"dim": -1, "reverse": True, "exclusive": True},
+           name="reverse_exclusive"),
+    # einsum (references written with explicit loops / matmul, not np.einsum)
+    OpCase("einsum", {"Operands": [r(2, 3), r(3, 4)]}, lambda Operands, **_: Operands[0] @ Operands[1],
+           attrs={"equation": "bi,ij->bj"}),
+    OpCase("einsum", {"Operands": [r(2, 3, 4)]}, lambda Operands, **_: Operands[0].sum(axis=1).T,
+           attrs={"equation": "bij->jb"}, name="sum_transpose"),
+    OpCase("einsum", {"Operands": [r(2, 1, 3), r(3, 2)]}, lambda Operands, **_: Operands[0] @ Operands[1],
+           attrs={"equation": "...ij,jk->...ik"}, name="ellipsis"),
+    OpCase("einsum", {"Operands": [r(3), r(2)]}, lambda Operands, **_: Operands[0][:, None] * Operands[1][None, :],
+           attrs={"equation": "i,j->ij"}, name="outer"),
+    OpCase("einsum", {"Operands": [r(2, 3), r(3, 4), r(4)]},
+           lambda Operands, **_: (Operands[0] @ Operands[1] @ Operands[2]).sum(keepdims=False),
+           attrs={"equation": "ij,jk,k->"}, name="three"),
     # logsumexp
     OpCase("logsumexp", {"X": r(3, 4)}, lambda X: lse_ref(X), name="all"),
     OpCase("logsumexp", {"X": r(3, 4)}, lambda X, axis: lse_ref(X, 1), attrs={"axis": [1]}, name="axis1"),

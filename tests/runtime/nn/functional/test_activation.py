@@ -112,3 +112,16 @@ def test_prelu_and_glu():
 def test_gelu_bad_approximate():
     with pytest.raises(ValueError, match="approximate"):
         F.gelu(t(X), approximate="fast")
+
+
+def test_maxout_and_its_layer():
+    # nn.Maxout called F.maxout, which did not exist (found by tests/interop/test_zoo.py)
+    x = np.random.default_rng(1).standard_normal((2, 6, 3, 2)).astype(np.float32)
+    want = x.reshape(2, 3, 2, 3, 2).max(axis=2)           # runs of 2 consecutive channels
+    np.testing.assert_array_equal(paddle.nn.functional.maxout(paddle.to_tensor(x), 2).numpy(), want)
+    np.testing.assert_array_equal(paddle.nn.Maxout(2)(paddle.to_tensor(x)).numpy(), want)
+    nhwc = paddle.nn.functional.maxout(paddle.to_tensor(x.transpose(0, 2, 3, 1)), 3, axis=-1).numpy()
+    np.testing.assert_array_equal(nhwc, x.reshape(2, 2, 3, 3, 2).max(axis=2).transpose(0, 2, 3, 1))
+    with pytest.raises(ValueError, match="maxout: the 6 channels"):
+        paddle.nn.functional.maxout(paddle.to_tensor(x), 4)
+    assert paddle.nn.functional.logsigmoid is paddle.nn.functional.log_sigmoid

@@ -117,3 +117,48 @@ def test_cosine_similarity():
     a, b = rng.standard_normal((3, 5)), rng.standard_normal((3, 5))
     ref = (a * b).sum(1) / np.linalg.norm(a, axis=1) / np.linalg.norm(b, axis=1)
     np.testing.assert_allclose(F.cosine_similarity(t(a), t(b)).numpy(), ref, rtol=1e-10)
+
+
+def test_sequence_mask():
+    lengths = paddle.to_tensor(np.array([2, 0, 3], np.int64))
+    m = F.sequence_mask(lengths, maxlen=4)
+    assert m.dtype == paddle.int64
+    np.testing.assert_array_equal(m.numpy(), [[1, 1, 0, 0], [0, 0, 0, 0], [1, 1, 1, 0]])
+    m = F.sequence_mask(paddle.to_tensor(np.array([[1, 3]], np.int64)), dtype="float32")   # maxlen = max length
+    assert m.shape == [1, 2, 3] and m.dtype == paddle.float32
+    np.testing.assert_array_equal(m.numpy(), [[[1, 0, 0], [1, 1, 1]]])
+
+
+def _sdpa_ref(q, k, v, mask=None, causal=False, scale=None):
+    q, k, v = (a.transpose(0, 2, 1, 3).astype(np.float64) for a in (q, k, v))
+    if k.shape[1] != q.shape[1]:
+        k, v = (np.repeat(a, q.shape[1] // a.shape[1], axis=1) for a in (k, v))
+    s = q @ k.transpose(0, 1, 3, 2) * (scale if scale is not None else 1 / np.sqrt(q.shape[-1]))
+    if causal:
+        s = np.where(np.tril(np.ones(s.shape[-2:], bool)), s, -np.inf)
+    if mask is not None:
+        s = np.where(mask, s, -np.inf) if mask.dtype == bool else s + mask
+    p = np.exp(s - s.max(-1, keepdims=True))
+    p /= p.sum(-1, keepdims=True)
+    return (p @ v).transpose(0, 2, 1, 3)
+
+
+def test_scaled_dot_product_attention():
+    rng = np.random.default_rng(5)
+    q, k, v = (rng.standard_normal(s).astype(np.float32) for s in ((2, 4, 2, 3), (2, 5, 2, 3), (2, 5, 2, 3)))
+    bm = rng.random((2, 1, 4, 5)) > 0.3
+    bm[..., 0] = True                              # no fully masked row
+    fm = rng.standard_normal((4, 5)).astype(np.float32)
+    T = paddle.to_tensor
+    sdpa = F.scaled_dot_product_attention
+    np.testing.assert_allclose(sdpa(T(q), T(k), T(v)).numpy(), _sdpa_ref(q, k, v), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(sdpa(T(q), T(k), T(v), attn_mask=T(bm)).numpy(), _sdpa_ref(q, k, v, bm),
+                               rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(sdpa(T(q), T(k), T(v), attn_mask=T(fm), scale=0.3).numpy(),
+                               _sdpa_ref(q, k, v, fm, scale=0.3), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(sdpa(T(q), T(k[:, :4]), T(v[:, :4]), is_causal=True).numpy(),
+                               _sdpa_ref(q, k[:, :4], v[:, :4], causal=True), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(sdpa(T(q), T(k[:, :, :1]), T(v[:, :, :1])).numpy(),
+                               _sdpa_ref(q, k[:, :, :1], v[:, :, :1]), rtol=1e-5, atol=1e-6)
+    with pytest.raises(ValueError, match="query must be 4-D"):
+        sdpa(T(q[0]), T(k), T(v))

@@ -148,3 +148,21 @@ def test_group_norm_nchw_and_nhwc():
     np.testing.assert_allclose(y2.numpy(), ref.transpose(0, 2, 1), rtol=1e-6)
     with pytest.raises(ValueError, match="divisible by num_groups"):
         F.group_norm(t(x), 3)
+
+
+def test_local_response_norm_and_its_layer():
+    # nn.LocalResponseNorm called F.local_response_norm, which did not exist
+    x = np.random.default_rng(2).standard_normal((2, 5, 3)).astype(np.float32)
+    size, alpha, beta, k = 4, 0.2, 0.6, 1.5
+    want = np.empty_like(x)
+    for c in range(5):
+        lo, hi = max(0, c - size // 2), min(5, c + (size - 1) // 2 + 1)
+        s = (x[:, lo:hi] ** 2).sum(axis=1)
+        want[:, c] = x[:, c] / (k + alpha * s / size) ** beta
+    got = paddle.nn.functional.local_response_norm(paddle.to_tensor(x), size, alpha, beta, k, data_format="NCL")
+    np.testing.assert_allclose(got.numpy(), want, rtol=1e-5)
+    layer = paddle.nn.LocalResponseNorm(size, alpha, beta, k, data_format="NCL")
+    np.testing.assert_allclose(layer(paddle.to_tensor(x)).numpy(), want, rtol=1e-5)
+    nlc = paddle.nn.functional.local_response_norm(paddle.to_tensor(x.transpose(0, 2, 1)), size, alpha, beta, k,
+                                                   data_format="NLC")
+    np.testing.assert_allclose(nlc.numpy(), want.transpose(0, 2, 1), rtol=1e-5)
