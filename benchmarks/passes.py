@@ -2,7 +2,9 @@
 
     python3 benchmarks/passes.py [--repeats 15] [--min-time 0.02] [--json out.json] [--workloads mlp1,lenet]
 
-Workloads (float32 inference; each the Program ``paddle.jit.to_static`` traces for the model):
+Workloads (float32 inference; each the Program ``paddle.jit.to_static`` traces for the model; the
+models are the issue-7 suite's, benchmarks/suite/workloads.py; the findings below were measured
+when this script had its own copies with a 128-wide ReLU FFN in the transformer):
   mlp1 / mlp64   784-256-10 MLP with softmax at batch 1 / 64
   lenet          LeNet-5 at batch 32 on 28x28
   transformer    Transformer encoder block (d_model 64, 4 heads, seq 32, batch 8)
@@ -40,96 +42,21 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 import dy2st as paddle  # noqa: E402
-import dy2st.nn as nn  # noqa: E402
-import dy2st.nn.functional as F  # noqa: E402
 from runtime.static.codegen import compile_program  # noqa: E402
 from runtime.static.passes import ALL, DEFAULT  # noqa: E402
 from runtime.static.scope import global_scope  # noqa: E402
+from suite import load_workloads  # noqa: E402
 
 
-class MLP(nn.Layer):
-    def __init__(self):
-        super().__init__()
-        self.fc1 = nn.Linear(784, 256)
-        self.fc2 = nn.Linear(256, 10)
-
-    def forward(self, x):
-        return F.softmax(self.fc2(F.relu(self.fc1(x))), axis=-1)
-
-
-class LeNet5(nn.Layer):
-    def __init__(self):
-        super().__init__()
-        self.conv1 = nn.Conv2D(1, 6, 5, padding=2)
-        self.conv2 = nn.Conv2D(6, 16, 5)
-        self.pool = nn.MaxPool2D(2, 2)
-        self.fc1 = nn.Linear(16 * 5 * 5, 120)
-        self.fc2 = nn.Linear(120, 84)
-        self.fc3 = nn.Linear(84, 10)
-
-    def forward(self, x):
-        x = self.pool(F.relu(self.conv1(x)))
-        x = self.pool(F.relu(self.conv2(x)))
-        x = paddle.flatten(x, 1)
-        x = F.relu(self.fc1(x))
-        x = F.relu(self.fc2(x))
-        return self.fc3(x)
-
-
-class EncoderBlock(nn.Layer):
-    def __init__(self, d_model=64, heads=4, d_ff=128):
-        super().__init__()
-        self.heads, self.dh = heads, d_model // heads
-        self.q = nn.Linear(d_model, d_model)
-        self.k = nn.Linear(d_model, d_model)
-        self.v = nn.Linear(d_model, d_model)
-        self.o = nn.Linear(d_model, d_model)
-        self.norm1 = nn.LayerNorm(d_model)
-        self.norm2 = nn.LayerNorm(d_model)
-        self.ff1 = nn.Linear(d_model, d_ff)
-        self.ff2 = nn.Linear(d_ff, d_model)
-
-    def split_heads(self, t, seq):
-        return paddle.transpose(paddle.reshape(t, [-1, seq, self.heads, self.dh]), [0, 2, 1, 3])
-
-    def forward(self, x):
-        seq, d = x.shape[1], x.shape[2]
-        q = self.split_heads(self.q(x), seq)
-        k = self.split_heads(self.k(x), seq)
-        v = self.split_heads(self.v(x), seq)
-        att = F.softmax(paddle.matmul(q, k, transpose_y=True) * (self.dh ** -0.5), axis=-1)
-        ctx = paddle.reshape(paddle.transpose(paddle.matmul(att, v), [0, 2, 1, 3]), [-1, seq, d])
-        x = self.norm1(x + self.o(ctx))
-        return self.norm2(x + self.ff2(F.relu(self.ff1(x))))
-
-
-class LSTM(nn.Layer):
-    """One LSTM layer written out, time-major [T, batch, features]."""
-
-    def __init__(self, input_size=32, hidden=128):
-        super().__init__()
-        self.hidden = hidden
-        self.gates = nn.Linear(input_size + hidden, 4 * hidden)
-
-    def forward(self, x):
-        h = paddle.zeros([x.shape[1], self.hidden], dtype=x.dtype)
-        c = paddle.zeros([x.shape[1], self.hidden], dtype=x.dtype)
-        outs = []
-        for t in range(x.shape[0]):
-            z = self.gates(paddle.concat([x[t], h], axis=-1))
-            i, f, g, o = paddle.split(z, 4, axis=-1)
-            c = F.sigmoid(f) * c + F.sigmoid(i) * paddle.tanh(g)
-            h = F.sigmoid(o) * paddle.tanh(c)
-            outs.append(h)
-        return paddle.stack(outs, axis=0)
-
+# the models of the issue-7 suite (benchmarks/suite/workloads.py), so both benchmarks time the same code
+_W = load_workloads(paddle)
 
 WORKLOADS = {
-    "mlp1": (MLP, [1, 784]),
-    "mlp64": (MLP, [64, 784]),
-    "lenet": (LeNet5, [32, 1, 28, 28]),
-    "transformer": (EncoderBlock, [8, 32, 64]),
-    "lstm": (LSTM, [32, 4, 32]),
+    "mlp1": (_W.MLP, [1, 784]),
+    "mlp64": (_W.MLP, [64, 784]),
+    "lenet": (_W.LeNet5, [32, 1, 28, 28]),
+    "transformer": (_W.EncoderBlock, [8, 32, 64]),
+    "lstm": (_W.LSTM, [32, 4, 32]),
 }
 
 
