@@ -60,7 +60,8 @@ def converted_code(fn):
     code = fn.__code__
     cc = _code_cache.get(code)
     if cc is None:
-        cc = _code_cache[code] = _convert(fn)
+        # two threads converting at once both convert; the first result is the one everyone keeps
+        cc = _code_cache.setdefault(code, _convert(fn))
     return cc
 
 

@@ -80,3 +80,87 @@ def hint_for(exc):
     if "has no value at build time" in msg:
         return "inside to_static code tensors have no values; use tensor ops instead of .numpy()/.item() values"
     return None
+
+
+# -- calls with arguments that are not tensors -----------------------------------------------------------
+# to_static passes arguments that are not tensors into the function as Python values (part of the cache
+# key, as in Paddle), so None, a list or a str is accepted by the call and fails only where the function
+# uses it as a tensor, with Python's message about the value ("'NoneType' object has no attribute
+# 'shape'"). These helpers turn that into a message naming the argument.
+
+def describe_value(value):
+    """A short description of a Python value for messages: ``None``, ``a list of 3 floats``, ``a str ('ab')``."""
+    if value is None:
+        return "None"
+    tname = type(value).__name__
+    if isinstance(value, (list, tuple)):
+        if not value:
+            return f"an empty {tname}"
+        kinds = sorted({type(v).__name__ for v in value})
+        what = kinds[0] if len(kinds) == 1 else "values"
+        return f"a {tname} of {len(value)} {what}{'s' if len(value) != 1 and what != 'values' else ''}"
+    if isinstance(value, dict):
+        keys = list(value)[:4]
+        return f"a dict with keys {keys}" + (" ..." if len(value) > 4 else "")
+    if isinstance(value, (str, bytes)):
+        shown = value if len(value) <= 20 else value[:17] + "..."
+        return f"a {tname} ({shown!r})"
+    return f"{'an' if tname[:1].lower() in 'aeiou' else 'a'} {tname}"
+
+
+def _is_number(value):
+    import numbers
+    return isinstance(value, (numbers.Number,)) or type(value).__module__ == "numpy" and hasattr(value, "dtype")
+
+
+def _holds_tensors(value):
+    from runtime.tensor import Tensor
+    from runtime.static.program import Variable
+    return isinstance(value, (list, tuple)) and bool(value) and all(isinstance(v, (Tensor, Variable)) for v in value)
+
+
+def _fix_for(name, value):
+    if value is None:
+        return (f"pass a paddle.Tensor for '{name}', or, if '{name}' is optional, test `if {name} is not None:` "
+                f"in the function before using it")
+    if _holds_tensors(value):
+        return (f"pass one tensor for '{name}' (paddle.stack or paddle.concat the {type(value).__name__} first), "
+                f"or index the {type(value).__name__} inside the function")
+    if isinstance(value, (list, tuple)) and all(_is_number(v) for v in value):
+        return f"pass paddle.to_tensor({name}) instead of the {type(value).__name__}"
+    return f"pass a paddle.Tensor for '{name}'"
+
+
+def bad_argument_error(exc, where, arguments):
+    """A clearer exception (same type) for ``exc`` raised while tracing ``where`` when an argument that is
+    not a tensor was used as one, or None when ``exc`` does not name such an argument's type.
+
+    ``arguments``: ``(name, value)`` pairs of the call's arguments that are not tensors. Numbers are left
+    out: they are ordinary Python values in tensor expressions and an error naming 'int' is rarely theirs.
+    """
+    if type(exc) not in (TypeError, AttributeError, ValueError):
+        return None
+    msg = str(exc)
+    hits = []
+    for name, value in arguments:
+        if _is_number(value):
+            continue
+        tname = type(value).__name__
+        if f"'{tname}'" in msg or f"a {tname} of dtype" in msg or f"got {tname}" in msg:
+            hits.append((name, value))
+    if not hits:
+        return None
+    if len(hits) == 1:
+        name, value = hits[0]
+        head = f"argument '{name}' is {describe_value(value)}, but the function uses it as a tensor"
+        fix = _fix_for(name, value)
+    else:
+        names = ", ".join(f"'{n}' ({describe_value(v)})" for n, v in hits)
+        head = f"one of the arguments {names} is used as a tensor but is not one"
+        fix = "; or ".join(_fix_for(n, v) for n, v in hits)
+    text = (f"{where}: {head} ({msg}). to_static passes arguments that are not tensors into the function as "
+            f"Python values (each distinct value traces its own Program); {fix}")
+    try:
+        return type(exc)(text)
+    except Exception:   # an exception class with an unusual constructor: keep the original
+        return None

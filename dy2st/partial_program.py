@@ -11,11 +11,16 @@ call; buffers the Program writes, e.g. batch-norm statistics, are written back i
 
     pp = PartialProgram(program, feed_vars, fetch_vars, training=True)
     outs = pp([x])              # eager Tensors; outs[0].backward() fills Parameter.grad
+
+Threads: one PartialProgram may be called from many threads at once. Compiled functions keep no
+state between calls, so calls need no lock; compiling and building a gradient plan (the misses)
+happen under the instance's lock, after checking again, so each is built once and a reader never
+sees a half-updated instance (the version that says "compiled" is stored last).
 """
 from __future__ import annotations
 
 import os
-
+import threading
 import weakref
 
 import numpy as np
@@ -31,6 +36,7 @@ from runtime.static.program import Program, Variable, program_guard
 from runtime.static.prune import op_reads_writes
 from runtime.static.scope import _global_scope
 from runtime.tensor import Tensor
+from runtime.utils.gc_pause import gc_paused
 
 __all__ = ["PartialProgram"]
 
@@ -101,6 +107,7 @@ def compile_program(program, feed_names, fetch_names):
     the environment sets ``DY2ST_EXECUTOR=interpreter`` (read per compilation, as the Executor does)."""
     if os.environ.get("DY2ST_EXECUTOR") == "interpreter":
         return InterpretedProgram(program, feed_names, fetch_names)
+    # (codegen drops the generated source from linecache when the compiled program goes)
     return _compile_program(program, feed_names, fetch_names)
 
 
@@ -170,6 +177,7 @@ class PartialProgram:
         self._version = -1
         self._plans = {}
         self._explicit = None
+        self._lock = threading.RLock()     # taken on misses only: compiling, building a gradient plan
         _LIVE[id(self)] = self
 
     def _var(self, v, what):
@@ -192,13 +200,13 @@ class PartialProgram:
     def backward_program(self, input_needs=None):
         """The Program with the backward appended (inputs needing grad: ``input_needs``, default none)."""
         if self._version != self._program.version:
-            self._compile()
+            self._recompile()
         needs = tuple(bool(b) for b in (input_needs or (False,) * self._n_feed))
         pnames = tuple(n for n, t in self._grad_candidates if not t.stop_gradient)
         key = (needs, pnames)
         plan = self._plans.get(key, _MISSING)
         if plan is _MISSING:
-            plan = self._plans[key] = self._plan(needs, pnames)
+            plan = self._plan_for(key)
         return None if plan is None else plan.train_program
 
     # -- calls ---------------------------------------------------------------------------------------
@@ -220,7 +228,7 @@ class PartialProgram:
                     return self._call_grad(inputs, needs or (False,) * self._n_feed, pnames)
         # the inference hot path: feed dict, compiled function, wrap
         if self._version != self._program.version:
-            self._compile()
+            self._recompile()
         feed = {n: x._data if isinstance(x, Tensor) else x for n, x in zip(self._feed_names, inputs)}
         try:
             outs = self._fn(feed, _global_scope[0].vars, self._bindings)
@@ -247,28 +255,44 @@ class PartialProgram:
     def _run_forward(self, inputs):
         """The fetched arrays of a forward-only run."""
         if self._version != self._program.version:
-            self._compile()
+            self._recompile()
         feed = {n: x._data if isinstance(x, Tensor) else x for n, x in zip(self._feed_names, inputs)}
         return _call(self._compiled, feed, self._bindings)
 
+    def _recompile(self):
+        with self._lock:
+            if self._version != self._program.version:     # not done by another thread meanwhile
+                self._compile()
+
+    def _plan_for(self, key):
+        with self._lock:
+            plan = self._plans.get(key, _MISSING)
+            if plan is _MISSING:
+                with gc_paused():
+                    plan = self._plans[key] = self._plan(*key)
+        return plan
+
     def _compile(self):
+        version = self._program.version
         try:
-            self._compiled = compile_program(self._program, self._feed_names, self._fetch_names)
+            with gc_paused():
+                compiled = compile_program(self._program, self._feed_names, self._fetch_names)
         except CompileError as e:
             raise RuntimeError(str(e)) from None
-        self._fn = self._compiled.fn
-        self._version = self._program.version
         self._grad_candidates = [(n, t) for n, t in self._bindings.items() if t._data.dtype.kind in "fc"]
-        self._plans.clear()
+        self._plans = {}
         self._explicit = None
+        self._compiled = compiled
+        self._fn = compiled.fn
+        self._version = version     # last: other threads check it without the lock
 
     def _call_grad(self, inputs, needs, pnames):
         if self._version != self._program.version:
-            self._compile()
+            self._recompile()
         key = (needs, pnames)
         plan = self._plans.get(key, _MISSING)
         if plan is _MISSING:
-            plan = self._plans[key] = self._plan(needs, pnames)
+            plan = self._plan_for(key)
         if plan is None or not any(plan.out_diff):
             outs = [_wrap(self._out(o, i)) for i, o in enumerate(self._run_forward(inputs))]
             if state.tracer is not None:
@@ -390,11 +414,12 @@ class PartialProgram:
         for op in fwd_ops:
             written.update(op_reads_writes(op)[1])
         dout_names = {d.name for d in douts}
-        saved = []
+        saved, saved_set = [], set()     # the list keeps the order, the set answers `in` (linear plans)
         for op in bwd_ops:
             for n in op_reads_writes(op)[0]:
-                if n in written and n not in dout_names and not persistable(n) and n not in saved:
+                if n in written and n not in dout_names and not persistable(n) and n not in saved_set:
                     saved.append(n)
+                    saved_set.add(n)
         plan.saved = saved
 
         fwd = prog.clone()

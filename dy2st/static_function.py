@@ -7,27 +7,68 @@ by value, plus the Layer's training flag); on a miss, trace the converted functi
 Program (`ConcreteProgram`); then run it through a `PartialProgram`, which also makes it one
 node of the eager autograd tape when gradients are needed. The user's Python runs only while
 tracing (as in Paddle's AST mode).
+
+Threads: the tracing state (static flag, program being built, name-generator guards) is per thread
+(runtime/framework.py, runtime/static/program.py, runtime/unique_name.py). A cache miss takes the
+function's lock, checks again and traces, so concurrent first calls with one signature build one
+Program; a hit never takes that lock (the program cache has its own short lock, and the last-call
+fast paths are plain attribute reads). Calls nested inside a trace are inlined (the thread is in
+static mode), so a converted function calling another converted function takes no second lock.
+
+Cache bound: each function keeps at most `MAX_CACHE_SIZE` Programs (least recently used out
+first; env ``DY2ST_MAX_CACHE_SIZE``, or ``fn.program_cache.max_size``) and warns once, with the
+arguments that varied and the InputSpec that would fix it, when it has traced more than Paddle's
+`MAX_TRACED_PROGRAM_COUNT`.
 """
 from __future__ import annotations
 
+import collections
 import functools
 import inspect
+import os
+import threading
 import warnings
 import weakref
 
 import numpy as np
 
+from runtime.dtype import convert_dtype
 from runtime.framework import state
+from runtime.utils.gc_pause import gc_paused
 from runtime.static.control_flow import flatten, pack
 from runtime.static.input_spec import InputSpec
 from runtime.static.program import Program, Variable, program_guard
 from runtime.tensor import Tensor
 
-from .errors import Dy2StaticError, add_user_note, hint_for
+from .errors import Dy2StaticError, add_user_note, bad_argument_error, hint_for
 from .undefined import is_undefined
 
-MAX_TRACED_PROGRAMS = 10
+# Paddle's name (paddle/jit/dy2static/program_translator.py): past this many traces of one function
+# the cache warns, as Paddle does, but only once per function and with the fix
+MAX_TRACED_PROGRAM_COUNT = 10
+
+
+def _env_cache_size():
+    raw = os.environ.get("DY2ST_MAX_CACHE_SIZE", "").strip()
+    if not raw:
+        return 64
+    try:
+        n = int(raw)
+    except ValueError:
+        raise ValueError(f"DY2ST_MAX_CACHE_SIZE must be a positive integer, got {raw!r}") from None
+    if n < 1:
+        raise ValueError(f"DY2ST_MAX_CACHE_SIZE must be a positive integer, got {raw!r}")
+    return n
+
+
+# how many Programs one function keeps (named as the bound of Paddle's SOT code cache); 64 keeps
+# every shape of a model with a few input kinds while capping memory at a few MB per function
+MAX_CACHE_SIZE = _env_cache_size()
 _settings = {"enabled": True}
+_warned = weakref.WeakSet()        # functions already warned about retracing
+_warned_lock = threading.Lock()
+_runner_lock = threading.Lock()
+_bind_lock = threading.Lock()       # not the trace lock: binding must not wait for a trace in progress
 
 
 def enable_to_static(enable=True):
@@ -62,8 +103,11 @@ class ConcreteProgram:
     @property
     def runner(self):
         if self._runner is None:
-            from .partial_program import PartialProgram
-            self._runner = PartialProgram(self.main_program, self.inputs, self.outputs, training=self.training)
+            with _runner_lock:      # one PartialProgram (and one compilation) however many threads ask
+                if self._runner is None:
+                    from .partial_program import PartialProgram
+                    self._runner = PartialProgram(self.main_program, self.inputs, self.outputs,
+                                                  training=self.training)
         return self._runner
 
     def run(self, tensors):
@@ -88,11 +132,20 @@ class _Out:
 
 
 class ProgramCache:
-    """The ConcretePrograms of one StaticFunction, by key."""
+    """The ConcretePrograms of one StaticFunction, by key, least recently used first out.
 
-    def __init__(self):
-        self._programs = {}
+    ``max_size``: how many Programs to keep (None: the module's `MAX_CACHE_SIZE`, read at each
+    insertion). ``traced`` counts every Program ever put, ``evicted`` those dropped for the bound.
+    The short ``_mutex`` guards the ordered dict only; it is never held while tracing.
+    """
+
+    def __init__(self, max_size=None):
+        self._programs = collections.OrderedDict()
+        self._mutex = threading.Lock()
+        self.max_size = max_size
         self.last = None
+        self.traced = 0
+        self.evicted = 0
 
     def __len__(self):
         return len(self._programs)
@@ -101,18 +154,36 @@ class ProgramCache:
         return key in self._programs
 
     def get(self, key):
-        return self._programs.get(key)
+        with self._mutex:
+            cp = self._programs.get(key)
+            if cp is not None:
+                self._programs.move_to_end(key)
+                self.last = cp
+        return cp
 
     def put(self, key, cp):
-        self._programs[key] = cp
-        self.last = cp
+        bound = self.max_size if self.max_size is not None else MAX_CACHE_SIZE
+        with self._mutex:
+            self._programs[key] = cp
+            self._programs.move_to_end(key)
+            self.last = cp
+            self.traced += 1
+            while len(self._programs) > max(int(bound), 1):
+                self._programs.popitem(last=False)
+                self.evicted += 1
+
+    def keys(self):
+        with self._mutex:
+            return list(self._programs)
 
     def concrete_programs(self):
-        return list(self._programs.values())
+        with self._mutex:
+            return list(self._programs.values())
 
     def clear(self):
-        self._programs.clear()
-        self.last = None
+        with self._mutex:
+            self._programs.clear()
+            self.last = None
 
 
 class StaticFunction:
@@ -135,6 +206,12 @@ class StaticFunction:
         self._instance_ref = weakref.ref(instance) if instance is not None else None
         self._bound = weakref.WeakKeyDictionary()
         self._cache = ProgramCache()
+        # held while tracing (cache misses only); re-entrant so that a trace which somehow calls this
+        # function again in the same thread (recursion outside static mode) cannot deadlock on itself
+        self._lock = threading.RLock()
+        self._spec_warned = set()  # argument positions already warned about an InputSpec mismatch
+        self._positional = None    # positional parameter names, for messages
+        self._retrace_warned = False
         self._fast = None          # (signature of the last call, its ConcreteProgram)
         self._fast_args = None     # (signature, training, ConcreteProgram.run) of the last all-tensor call
         self._eager_only = None    # reason, once conversion failed with fallback on
@@ -147,9 +224,12 @@ class StaticFunction:
             return self
         bound = self._bound.get(instance)
         if bound is None:
-            bound = StaticFunction(self._dygraph_function, self._input_spec, self._build_strategy, self._full_graph,
-                                   self._fallback, instance=instance)
-            self._bound[instance] = bound
+            with _bind_lock:    # two threads binding at once must share one bound function (one cache)
+                bound = self._bound.get(instance)
+                if bound is None:
+                    bound = StaticFunction(self._dygraph_function, self._input_spec, self._build_strategy,
+                                           self._full_graph, self._fallback, instance=instance)
+                    self._bound[instance] = bound
         return bound
 
     @property
@@ -269,54 +349,114 @@ class StaticFunction:
         key = (training, _structure_key([list(args), kwargs]), tuple(
             (s.shape, s.dtype.name, bool(s.stop_gradient)) if isinstance(s, InputSpec) else
             (type(s), s if _hashable(s) else id(s)) for s in specs))
-        cp = self._cache.get(key)
+        cache = self._cache
+        cp = cache.get(key)
         if cp is None:
-            cp = self._trace(args, kwargs, specs, training)
-            if cp is None:
-                return None
-            self._cache.put(key, cp)
-            if len(self._cache) > MAX_TRACED_PROGRAMS:
-                warnings.warn(f"{self._dygraph_function.__qualname__} has been traced {len(self._cache)} times "
-                              f"(one Program per distinct input shape, dtype and non-tensor argument value); the "
-                              f"latest call had {_describe_key(key)}. Give to_static an input_spec with None for "
-                              "dims that vary, or pass changing Python values as tensors", stacklevel=3)
-        else:
-            self._cache.last = cp
+            # a miss: trace under the function's lock, after looking again (another thread may have
+            # traced this key while we waited); hits above never wait for a trace in progress
+            with self._lock:
+                cp = cache.get(key)
+                if cp is None:
+                    if self._eager_only is not None:     # another thread's trace fell back to eager
+                        return None
+                    with gc_paused():   # building a large graph: see runtime/utils/gc_pause.py
+                        cp = self._trace(args, kwargs, specs, training)
+                        if cp is None:
+                            return None
+                        cp.runner   # build the PartialProgram now, once, rather than in racing first calls
+                    cache.put(key, cp)
+                    if cache.traced > MAX_TRACED_PROGRAM_COUNT:
+                        self._warn_retracing(args, kwargs)
         if sig is not None:
             self._fast = (sig, cp)
         return cp
 
+    def _warn_retracing(self, args, kwargs):
+        """Once per function: it keeps being traced; say which arguments varied and how to fix it."""
+        fn = self._dygraph_function
+        with _warned_lock:
+            try:
+                if fn in _warned:
+                    return
+                _warned.add(fn)
+            except TypeError:       # not weak-referenceable: warn per StaticFunction instead
+                if self._retrace_warned:
+                    return
+                self._retrace_warned = True
+        bound = self._cache.max_size if self._cache.max_size is not None else MAX_CACHE_SIZE
+        try:
+            labels = _leaf_labels(args, kwargs, self._param_names())
+            msg = _retracing_message(fn.__qualname__, self._cache.traced, self._cache.keys(), labels, bound)
+        except Exception:   # noqa: BLE001 -- an argument with an odd __eq__ must not turn a warning into an error
+            msg = (f"{fn.__qualname__} has been traced {self._cache.traced} times (more than "
+                   f"MAX_TRACED_PROGRAM_COUNT = {MAX_TRACED_PROGRAM_COUNT}); give to_static an input_spec with None "
+                   f"for the dims that vary, or pass changing Python values as tensors")
+        warnings.warn(msg, stacklevel=4)     # the user's call (through __call__ and _lookup)
+
     def _specs_for(self, args, kwargs, leaves):
-        """One InputSpec per tensor leaf (from the input_spec when given), other leaves as they are."""
+        """One InputSpec per tensor leaf (from the input_spec when given), other leaves as they are.
+
+        The input_spec lines up with the arguments by position (flattened), as in Paddle: a
+        non-tensor where an InputSpec stands is an error; a tensor that does not fit its InputSpec
+        is traced as it came (shape and dtype, one more Program) with a warning, as Paddle does.
+        """
         given = flatten(self._input_spec) if self._input_spec is not None else None
         out = []
-        k = 0
-        for a in leaves:
+        for i, a in enumerate(leaves):
             if isinstance(a, InputSpec):
                 out.append(a)
                 continue
+            want = given[i] if given is not None and i < len(given) else None
             if not _is_tensor_arg(a):
+                if isinstance(want, InputSpec):
+                    # name the whole argument: a list of floats where a tensor's InputSpec stands is one mistake
+                    name, value = _leaf_owners(args, kwargs, self._param_names())[i]
+                    raise TypeError(_spec_non_tensor_message(self._dygraph_function.__qualname__, name, want, value))
                 out.append(a)
                 continue
             shape = list(a.shape)
             dtype = a.dtype
+            is_tensor = isinstance(a, Tensor)
             spec = None
-            if given is not None and k < len(given) and isinstance(given[k], InputSpec):
-                spec = given[k]
-                if not spec._matches(shape, dtype if isinstance(a, Tensor) else None):
-                    raise ValueError(f"{self._dygraph_function.__qualname__}: input {k} "
-                                     f"('{spec.name or self._arg_name(k)}') has shape {shape} and dtype "
-                                     f"{getattr(dtype, 'name', dtype)}, which does not match its InputSpec "
-                                     f"(shape {list(spec.shape)}, dtype {spec.dtype.name}); -1 dims may vary, the "
-                                     "others must match")
+            if isinstance(want, InputSpec):
+                if want._matches(shape, dtype if is_tensor else None):
+                    spec = want
+                else:
+                    spec = self._mismatched_spec(i, want, a, shape, dtype, args, kwargs)
             if spec is None:
-                spec = InputSpec(shape, dtype if isinstance(a, Tensor) else str(np.dtype(dtype)), None)
+                spec = InputSpec(shape, dtype if is_tensor else str(np.dtype(dtype)), None)
             sg = a.stop_gradient if isinstance(a, Tensor) else True
             if bool(spec.stop_gradient) != sg:
                 spec = InputSpec(list(spec.shape), spec.dtype, spec.name, sg)
             out.append(spec)
-            k += 1
         return out
+
+    def _mismatched_spec(self, i, want, a, shape, dtype, args, kwargs):
+        """The spec to trace a tensor that does not fit its InputSpec with (Paddle's rule: the
+        InputSpec's shape when the ranks and fixed dims agree, else the tensor's own; always the
+        tensor's dtype), warning once per argument."""
+        got_dtype = convert_dtype(dtype) if isinstance(a, Tensor) else convert_dtype(str(np.dtype(dtype)))
+        fits_shape = len(shape) == len(want.shape) and all(w == -1 or w == d for w, d in zip(want.shape, shape))
+        spec = InputSpec(list(want.shape) if fits_shape else shape, got_dtype, want.name)
+        if i not in self._spec_warned:
+            self._spec_warned.add(i)
+            label = _leaf_labels(args, kwargs, self._param_names())[i]
+            warnings.warn(_spec_mismatch_message(self._dygraph_function.__qualname__, label, want, shape, got_dtype),
+                          stacklevel=5)
+        return spec
+
+    def _param_names(self):
+        """Names of the function's positional parameters, without ``self`` for a bound method (for
+        messages; ``*args`` beyond them are called ``argument N``)."""
+        names = self._positional
+        if names is None:
+            try:
+                params = inspect.signature(self._dygraph_function).parameters.values()
+                names = [p.name for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+            except (TypeError, ValueError):
+                names = []
+            self._positional = names
+        return names[1:] if self._instance is not None else names
 
     def _arg_name(self, k):
         if self._signature is None:
@@ -382,6 +522,14 @@ class StaticFunction:
                 fetches, structure = _collect_outputs(outs, fn)
                 _record_buffer_writes(main, inst, buffers_before)
         except Exception as e:
+            better = bad_argument_error(e, fn.__qualname__, _top_level_arguments(args, kwargs, self._param_names()))
+            if better is not None:
+                # a None, list or str argument the function used as a tensor: say which and how to fix,
+                # keeping the exception type and the user's line
+                better.__traceback__ = e.__traceback__
+                # (not a conversion problem: fallback=True would fail the same way eagerly)
+                add_user_note(better, f"(raised while converting {fn.__qualname__} with paddle.jit.to_static)")
+                raise better from e
             add_user_note(e, f"(raised while converting {fn.__qualname__} with paddle.jit.to_static)",
                           hint=hint_for(e))
             if self._fallback and not isinstance(e, (NameError,)):
@@ -413,11 +561,113 @@ def _structure_key(obj):
     return "."
 
 
-def _describe_key(key):
-    training, _, specs = key
-    parts = [f"shape {list(s[0])} {s[1]}" if isinstance(s[0], tuple) else f"{s[0].__name__} {s[1]!r}"
-             for s in specs]
-    return "training=" + str(training) + ", inputs: " + ", ".join(parts)
+def _leaf_labels(args, kwargs, names):
+    """A name per leaf of ``flatten([list(args), kwargs])``: ``x``, ``xs[1]``, ``cfg['k']``."""
+    out = []
+
+    def rec(obj, label):
+        if isinstance(obj, (list, tuple)):
+            for j, o in enumerate(obj):
+                rec(o, f"{label}[{j}]")
+        elif isinstance(obj, dict):
+            for k in sorted(obj):
+                rec(obj[k], f"{label}[{k!r}]")
+        else:
+            out.append(label)
+    for i, a in enumerate(args):
+        rec(a, names[i] if i < len(names) else f"argument {i}")
+    for k in sorted(kwargs):
+        rec(kwargs[k], k)
+    return out
+
+
+def _leaf_owners(args, kwargs, names):
+    """Per leaf of ``flatten([list(args), kwargs])``: ``(name, value)`` of the argument holding it."""
+    pairs = [(names[i] if i < len(names) else f"argument {i}", a) for i, a in enumerate(args)]
+    pairs += sorted(kwargs.items())
+    return [pair for pair in pairs for _ in flatten(pair[1])]
+
+
+def _top_level_arguments(args, kwargs, names):
+    """``(name, value)`` of the call's arguments that are not tensors."""
+    pairs = [(names[i] if i < len(names) else f"argument {i}", a) for i, a in enumerate(args)]
+    pairs += sorted(kwargs.items())
+    return [(n, a) for n, a in pairs if not _is_tensor_arg(a) and not isinstance(a, (InputSpec, Variable))]
+
+
+def _shape_text(shape):
+    return "[" + ", ".join("None" if d is None or d < 0 else str(d) for d in shape) + "]"
+
+
+def _spec_text(spec):
+    return f"shape {_shape_text(spec.shape)}, dtype {spec.dtype.name}"
+
+
+def _spec_non_tensor_message(where, label, spec, value):
+    from .errors import describe_value
+    return (f"{where}: argument '{label}' has an InputSpec ({_spec_text(spec)}) but got {describe_value(value)}, "
+            f"which is not a tensor; pass a tensor of that shape and dtype (paddle.to_tensor(...)), or take the "
+            f"InputSpec out of input_spec if '{label}' is not a tensor argument")
+
+
+def _spec_mismatch_message(where, label, spec, shape, dtype):
+    return (f"{where}: argument '{label}' came with shape {list(shape)} and dtype {dtype.name}, which does not fit "
+            f"its InputSpec ({_spec_text(spec)}; None dims may vary, the others must match), so it was traced "
+            f"into a separate Program for what came, as Paddle does. If such inputs are expected, widen the "
+            f"InputSpec (None for the dims that vary) or cast the input; this warning is shown once per argument")
+
+
+def _some(items, n=5):
+    items = list(items)
+    return ", ".join(items[:n]) + (f" and {len(items) - n} more" if len(items) > n else "")
+
+
+def _retracing_message(where, traced, keys, labels, bound):
+    """The once-per-function warning: which arguments varied over the cached keys, and the fix."""
+    latest = keys[-1] if keys else None
+    varying = []
+    if latest is not None:
+        same = [k for k in keys if k[1] == latest[1] and len(k[2]) == len(latest[2])]
+        for i in range(len(latest[2])):
+            seen = []
+            for k in same:
+                if k[2][i] not in seen:
+                    seen.append(k[2][i])
+            if len(seen) > 1:
+                varying.append((i, seen))
+    parts = []
+    specs = []
+    for i, seen in varying:
+        label = labels[i] if i < len(labels) else f"input {i}"
+        if all(isinstance(e[0], tuple) for e in seen):      # a tensor: (shape, dtype, stop_gradient)
+            shapes = [list(e[0]) for e in seen]
+            ranks = {len(sh) for sh in shapes}
+            dtypes = sorted({e[1] for e in seen})
+            if len({(tuple(sh), e[1]) for sh, e in zip(shapes, seen)}) == 1:
+                parts.append(f"argument '{label}' came with stop_gradient both True and False")
+                continue
+            shown = _some(str(sh) if len(dtypes) == 1 else f"{sh} {e[1]}" for sh, e in zip(shapes, seen))
+            parts.append(f"argument '{label}' came with shapes {shown}")
+            if len(ranks) == 1 and len(dtypes) == 1:
+                rank = ranks.pop()
+                dims = [None if len({sh[d] for sh in shapes}) > 1 else shapes[0][d] for d in range(rank)]
+                specs.append(f"InputSpec(shape={dims}, dtype='{dtypes[0]}', name='{label}')")
+        else:
+            # unhashable values are keyed by id: show their type instead
+            vals = [repr(e[1]) if isinstance(e[1], e[0]) else f"<{e[0].__name__} object>" for e in seen]
+            shown = _some(vals)
+            parts.append(f"argument '{label}' (not a tensor) came with values {shown}: pass it as a tensor "
+                         f"(paddle.to_tensor) so that its value is an input of one Program, not a constant of many")
+    what = "; ".join(parts) if parts else "the calls differed in input shapes, dtypes or non-tensor values"
+    fix = ""
+    if specs:
+        fix = (" Declare the dims that vary as None with an InputSpec and one Program serves every such call, e.g. "
+               "@paddle.jit.to_static(input_spec=[" + ", ".join(specs) + "]) (paddle.static.InputSpec; give every "
+               "tensor argument its InputSpec, in order).")
+    return (f"{where} has been traced {traced} times (more than MAX_TRACED_PROGRAM_COUNT = "
+            f"{MAX_TRACED_PROGRAM_COUNT}): to_static traces one Program per distinct input shape, dtype and value of a non-tensor argument. "
+            f"Here {what}.{fix} Only the {bound} most recently used Programs are kept (MAX_CACHE_SIZE, env "
+            f"DY2ST_MAX_CACHE_SIZE); this warning is shown once per function.")
 
 
 def _collect_outputs(outs, fn):

@@ -24,5 +24,7 @@ class GradientError(RuntimeError):
     """Backward cannot proceed (graph freed, non-scalar output without grad, ...)."""
 
 
-class UnsafePickleError(Exception):
-    """A pickle asked for something other than plain containers and numpy arrays."""
+# A pickle asked for something other than plain containers and numeric numpy arrays. It is defined
+# with the file-format errors (a subclass of ModelFormatError, so one ``except`` catches every load
+# failure) and re-exported here, where it has always been importable from.
+from .formats.errors import UnsafePickleError  # noqa: E402,F401

@@ -1,24 +1,52 @@
-"""Process-wide framework state: dynamic vs static mode, whether gradients are recorded.
+"""Framework state: dynamic vs static mode, whether gradients are recorded, the eager-op observer.
 
-Kept in one small object so the hot path reads two attributes and nothing else.
-The static half of the framework installs `state.static_builder` (a callable taking
-``(opdef, inputs, attrs)``) when it is imported; `run_op` hands every op to it while
-static mode is on.
+Per thread, as in Paddle (its ``global_var`` is a ``threading.local`` and its tracer's grad flag
+is ``thread_local``): `state` is a `threading.local`, so tracing a to_static function in one
+thread (which turns static mode on while it builds) is invisible to every other thread, and a
+``no_grad()`` block in one thread does not stop another from recording gradients.
+
+- ``state.static``: a new thread starts in the mode last set by `enable_static` /
+  `disable_static` in any thread (the process default), so ``paddle.enable_static()`` in the main
+  thread before starting workers is seen by them; a thread that has already run framework code
+  keeps its own mode (Paddle initialises its thread-local the same way).
+- ``state.grad_enabled``: every thread starts with gradients on (Paddle's ``has_grad_`` and
+  PyTorch's grad mode are thread-local with that default).
+- ``state.tracer``: an optional callable(opdef, inputs, attrs, outputs) observing the eager ops
+  of this thread (TracedLayer).
+- ``state.static_builder``: process-wide; the static half of the framework installs it (a
+  callable taking ``(opdef, inputs, attrs)``) when imported, and `run_op` hands every op to it
+  while static mode is on.
+
+The hot paths read plain attributes of the thread-local (no locks, no Python-level calls).
 """
 from __future__ import annotations
 
 import contextlib
 import functools
+import threading
+
+# what a thread that has not touched `state` yet starts with (the mode enable_static/disable_static
+# last set), and the static builder shared by all threads
+_process = {"static": False, "static_builder": None}
 
 
-class _State:
-    __slots__ = ("static", "grad_enabled", "static_builder", "tracer")
+class _State(threading.local):
+    """Per-thread framework flags; `__init__` runs once in each thread, on its first access."""
 
     def __init__(self):
-        self.static = False          # True between enable_static() and disable_static()
-        self.grad_enabled = True     # False inside no_grad()
-        self.static_builder = None   # set by runtime.static: (opdef, inputs, attrs) -> outputs
-        self.tracer = None           # optional callable(opdef, inputs, attrs, outputs) observing eager ops (TracedLayer)
+        self.static = _process["static"]
+        self.grad_enabled = True
+        self.tracer = None
+
+    # one builder for the whole process: a property, so that installing it from any thread (the
+    # import of runtime.static may happen in a worker) is seen by all; read only in static mode
+    @property
+    def static_builder(self):
+        return _process["static_builder"]
+
+    @static_builder.setter
+    def static_builder(self, fn):
+        _process["static_builder"] = fn
 
 
 state = _State()
@@ -37,10 +65,12 @@ def enable_static() -> None:
         # users never pay for it.
         import importlib
         importlib.import_module("runtime.static")
+    _process["static"] = True      # threads that have not used the framework yet start static too
     state.static = True
 
 
 def disable_static(place=None) -> None:
+    _process["static"] = False
     state.static = False
 
 

@@ -2,6 +2,12 @@
 
 ``paddle.utils.unique_name``: `generate(key)` returns ``key_N`` with N counting up per key;
 `guard()` runs a block with fresh counters (optionally a name prefix) and restores the old ones.
+
+Threads: the default generator is shared by the whole process (its counters are locked), so
+layers and parameters built in different threads never get the same name. `switch` and `guard`
+act on the calling thread only: a guard in one thread (fresh counters) must not hand its names
+to a Program another thread is tracing, which would then draw ``tmp_0`` twice when the guard
+ends and the old counters come back.
 """
 from __future__ import annotations
 
@@ -26,12 +32,25 @@ class UniqueNameGenerator:
         return f"{self.prefix}{key}_{n}"
 
 
-_generator = [UniqueNameGenerator()]
+_generator = [UniqueNameGenerator()]     # the process-wide default
+
+
+class _Local(threading.local):
+    def __init__(self):
+        self.generator = None    # set by switch/guard in this thread; None: the process default
+
+
+_local = _Local()
+
+
+def _current() -> UniqueNameGenerator:
+    g = _local.generator
+    return _generator[0] if g is None else g
 
 
 def generate(key: str) -> str:
     """``key`` followed by ``_N``, N counting from 0 per key (``generate("fc")`` -> ``fc_0``, ``fc_1`` ...)."""
-    return _generator[0](key)
+    return _current()(key)
 
 
 # Paddle distinguishes keys whose counters may be reset by the static-graph name scope;
@@ -40,9 +59,13 @@ generate_with_ignorable_key = generate
 
 
 def switch(new_generator: UniqueNameGenerator | None = None) -> UniqueNameGenerator:
-    """Install ``new_generator`` (fresh counters when None) and return the previous one."""
-    old = _generator[0]
-    _generator[0] = new_generator if new_generator is not None else UniqueNameGenerator()
+    """Install ``new_generator`` (fresh counters when None) for the calling thread and return the
+    one it replaces."""
+    old = _current()
+    new = new_generator if new_generator is not None else UniqueNameGenerator()
+    # switching back to the process default (what guard does on exit) clears the override, so the
+    # thread follows the shared counters again rather than a private reference to them
+    _local.generator = None if new is _generator[0] else new
     return old
 
 

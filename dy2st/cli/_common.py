@@ -44,18 +44,27 @@ def model_prefix(path):
     p = os.fspath(path)
     if p.endswith(".pdmodel"):
         p = p[:-len(".pdmodel")]
+    elif p.endswith(".json") and os.path.isfile(p):     # Paddle 3's PIR program
+        p = p[:-len(".json")]
     elif p.endswith((".pdiparams", ".pdiparams.info")):
         p = p[:p.rindex(".pdiparams")]
     if os.path.isdir(path):
         found = sorted(glob.glob(os.path.join(glob.escape(os.fspath(path)), "*.pdmodel")))
+        if not found:   # Paddle 3's default format: PREFIX.json beside PREFIX.pdiparams
+            found = [f[:-len(".pdiparams")] + ".pdmodel" for f in
+                     sorted(glob.glob(os.path.join(glob.escape(os.fspath(path)), "*.pdiparams")))
+                     if os.path.isfile(f[:-len(".pdiparams")] + ".json")]
         if len(found) == 1:
             return found[0][:-len(".pdmodel")]
         if not found:
             raise CLIError(f"no .pdmodel file in directory {path}")
         raise CLIError(f"directory {path} holds {len(found)} models ({', '.join(os.path.basename(f) for f in found)});"
                        " give the prefix of one")
-    if not os.path.exists(p + ".pdmodel"):
-        raise CLIError(f"model file not found: {p}.pdmodel")
+    if not os.path.exists(p + ".pdmodel") and not os.path.exists(p + ".json"):
+        from runtime.formats.model_io import model_file_set
+        # a first save killed after its commit but before the .pdmodel rename: load_model completes it
+        if not model_file_set(p).pending():
+            raise CLIError(f"model file not found: {p}.pdmodel")
     return p
 
 

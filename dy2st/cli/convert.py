@@ -217,6 +217,8 @@ def convert_source(source, script, targets, ui=None):
             kept.append(r)
             end = r[1].end_lineno
     rel = os.path.relpath(script) if not os.path.isabs(script) else script
+    # the path goes into comments of a script people run: one line, no control characters
+    rel = "".join(c if c.isprintable() else repr(c)[1:-1] for c in rel)
     for first, node, qualname, conv in reversed(kept):
         pad = " " * node.col_offset
         decorators = "".join(lines[first - 1:node.lineno - 1])

@@ -42,13 +42,15 @@ def add_arguments(p):
     p.add_argument("-o", "--output", required=True, metavar="PREFIX",
                    help="output prefix: writes PREFIX.pdmodel, PREFIX.pdiparams, PREFIX.pdiparams.info and/or "
                         "PREFIX.onnx")
-    p.add_argument("--format", choices=("paddle", "onnx", "both"), default="paddle",
-                   help="what to write (default: paddle)")
+    p.add_argument("--format", choices=("paddle", "pir", "onnx", "both"), default="paddle",
+                   help="what to write: paddle = PREFIX.pdmodel/.pdiparams/.pdiparams.info (every Paddle loader "
+                        "reads it), pir = Paddle 3's default PREFIX.json/.pdiparams, onnx = PREFIX.onnx, both = "
+                        "paddle and onnx (default: paddle)")
     p.add_argument("--opset", type=int, default=17, metavar="N", help="ONNX opset version (default: 17)")
 
 
 def _prefix(out):
-    for ext in (".pdmodel", ".onnx"):
+    for ext in (".pdmodel", ".json", ".onnx"):
         if out.endswith(ext):
             return out[:-len(ext)]
     if out.endswith(("/", os.sep)) or os.path.isdir(out):
@@ -148,6 +150,11 @@ def run(args, ui):
         ui.progress(f"writing {prefix}.pdmodel")
         save_model(prefix, program, feeds, fetches, values, info=default_info(program, structured))
         written.extend(p for p in model_paths(prefix) if os.path.exists(p))
+    if args.format == "pir":
+        from runtime.formats.model_io import pir_model_path
+        ui.progress(f"writing {pir_model_path(prefix)}")
+        save_model(prefix, program, feeds, fetches, values, format="pir")
+        written.extend([pir_model_path(prefix), model_paths(prefix)[1]])
     if args.format in ("onnx", "both"):
         from runtime.onnx import export_program
         ui.progress(f"lowering to ONNX (opset {args.opset}) and writing {prefix}.onnx")

@@ -94,8 +94,10 @@ def describe(loaded, prefix, all_attrs=False, ops=True):
     gb = program.global_block()
     feeds, fetches = set(loaded.feed_names), set(loaded.fetch_names)
     n_ops = sum(len(b.ops) for b in program.blocks)
-    size = os.path.getsize(prefix + ".pdmodel")
-    lines = [f"model {prefix}.pdmodel ({fmt_size(size)}): {len(program.blocks)} block(s), {n_ops} ops, "
+    from runtime.formats.model_io import program_path
+    path = program_path(prefix)
+    size = os.path.getsize(path)
+    lines = [f"model {path} ({fmt_size(size)}): {len(program.blocks)} block(s), {n_ops} ops, "
              f"{len(loaded.params)} parameters"]
     name_w = max([len(n) for n in list(loaded.feed_names) + list(loaded.fetch_names)] + [1])
     lines.append("inputs:")
@@ -226,7 +228,7 @@ def _esc(s):
 def run(args, ui):
     from runtime.formats.model_io import load_model
     prefix = model_prefix(args.model)
-    ui.progress(f"reading {prefix}.pdmodel")
+    ui.progress(f"reading {prefix}")
     loaded = load_model(prefix)
     ui.print(describe(loaded, prefix, all_attrs=args.all_attrs, ops=not args.no_ops))
     if args.dot:

@@ -45,7 +45,7 @@ def run(args, ui):
     out = args.output or prefix + ".onnx"
     if os.path.isdir(out):
         raise CLIError(f"-o {out} is a directory; give the .onnx file to write", code=2)
-    ui.progress(f"reading {prefix}.pdmodel")
+    ui.progress(f"reading {prefix}")
     loaded = load_model(prefix)
     ui.progress(f"lowering to ONNX (opset {args.opset})")
     model = export_program(loaded.program, loaded.feed_names, loaded.fetch_names, None, opset_version=args.opset,

@@ -3,12 +3,14 @@
 .pdiparams: the persistable tensors sorted by name, concatenated, each as
 ``<u32 0><u64 lod_level>[lod levels]<u32 0><i32 len><TensorDesc><raw little-endian data>``
 (FORMATS.md §5). .pdiparams.info: a protocol-2 pickle of ``{name: {"stop_gradient": ..,
-"structured_name": .., "trainable": ..}}`` (§6), read by an unpickler that resolves no
-globals at all, so a crafted file can name no callable and runs nothing.
+"structured_name": .., "trainable": ..}}`` (§6), read by `safe_pickle` with no globals at all
+and only plain leaf types, so a crafted file can name no callable and runs nothing.
+
+Reading checks every size before it allocates: a tensor's bytes must be in the file
+(a shape whose element count is 0 needs none, but its dims must still be sane sizes).
 """
 from __future__ import annotations
 
-import io
 import pickle
 import struct
 
@@ -29,6 +31,8 @@ NP_OF_CODE = {0: np.dtype(np.bool_), 1: np.dtype(np.int16), 2: np.dtype(np.int32
               38: np.dtype(np.uint64)}
 _CODE_OF_NP = {dt: code for code, dt in NP_OF_CODE.items() if code != 19}
 
+_MAX_NDIM = 32          # numpy's limit on array dimensions (64 in numpy 2; Paddle's is 9)
+_MAX_DIM = 1 << 40      # larger than any real tensor dimension; keeps every product of dims exact in numpy
 _U32 = struct.Struct("<I")
 _U64 = struct.Struct("<Q")
 _I32 = struct.Struct("<i")
@@ -127,6 +131,11 @@ def read_params(data, specs, path=None) -> dict:
         shape = list(desc.dims)
         if any(d < 0 for d in shape):
             raise ModelFormatError(f"{where}: stored shape {shape} has a negative dimension", path)
+        if len(shape) > _MAX_NDIM or any(d > _MAX_DIM for d in shape):
+            # numpy cannot make such an array even with no elements (and a 0 among the dims would make
+            # the element count, and so the bytes the file must hold, 0)
+            raise ModelFormatError(f"{where}: stored shape {shape} has more than {_MAX_NDIM} dimensions or a "
+                                   "dimension above 2**40", path)
         if len(shape) != len(dims) or any(d >= 0 and d != s for d, s in zip(dims, shape)):
             raise ModelFormatError(f"{where}: stored shape {shape} does not match the program's {list(dims)}", path)
         dt = dtype_of_code(code, path, f"{where}: ")
@@ -135,6 +144,8 @@ def read_params(data, specs, path=None) -> dict:
             numel *= d
         raw = r.take(numel * dt.itemsize, f"{where} data ({numel} x {dt.name})")
         arr = np.frombuffer(raw, dtype=dt.newbyteorder("<"), count=numel).astype(dt, copy=True)
+        if dt.kind == "b" and numel and arr.view(np.uint8).max() > 1:
+            raise ModelFormatError(f"{where}: a bool tensor holds bytes other than 0 and 1", path)
         out[name] = arr.reshape(shape)
     if r.pos != len(r.data):
         raise ModelFormatError(f"{len(r.data) - r.pos} unexpected trailing bytes after the last parameter "
@@ -149,44 +160,33 @@ def info_to_bytes(info: dict) -> bytes:
     return pickle.dumps(info, protocol=2)
 
 
-class _InfoUnpickler(SafeUnpickler):
-    """Plain dicts, lists, strings, numbers and booleans only: no global may be named at all."""
-
-    def find_class(self, module, name):
-        raise UnsafeInfoError(f"refusing to load the global '{module}.{name}': a .pdiparams.info pickle holds "
-                              "only plain dicts, lists, strings, numbers and booleans (the file may be "
-                              "malicious)")
-
-    def persistent_load(self, pid):
-        raise UnsafeInfoError("refusing a persistent reference in a .pdiparams.info pickle")
-
-
-_PLAIN = (dict, list, tuple, str, int, float, bool, type(None))
+# the leaf types a .pdiparams.info may hold (containers: dict, list, tuple); no bytes, no numpy
+_PLAIN = frozenset({str, int, float, bool, type(None)})
+# the keys paddle.jit.load reads, and the type each must have
+_ENTRY_TYPES = {"stop_gradient": bool, "trainable": bool, "structured_name": str}
 
 
 def read_info(data, path=None) -> dict:
-    """Unpickle and check a .pdiparams.info: ``{name: {key: plain value}}``."""
+    """Unpickle and check a .pdiparams.info: ``{name: {key: plain value}}``.
+
+    The unpickler (`safe_pickle`) resolves no global, bounds memory, depth and node count and
+    refuses reference cycles, so any bytes give a dict or a `ModelFormatError` naming ``path``
+    (`UnsafeInfoError` for what a plain info file never holds)."""
     try:
-        obj = _InfoUnpickler(io.BytesIO(bytes(data))).load()
-    except UnsafeInfoError as e:
-        raise UnsafeInfoError(str(e), path) from None
-    except Exception as e:   # any malformed pickle: truncated, bad opcode, bad memo ...
-        raise ModelFormatError(f"not a valid .pdiparams.info pickle ({type(e).__name__}: {e})", path) from None
-    stack = [obj]
-    while stack:   # iterative: a deeply nested (hostile) pickle must not overflow the Python stack
-        o = stack.pop()
-        if type(o) not in _PLAIN:
-            raise UnsafeInfoError(f"a .pdiparams.info pickle may hold only plain data, found {type(o).__name__}",
-                                  path)
-        if isinstance(o, dict):
-            stack.extend(o.keys())
-            stack.extend(o.values())
-        elif isinstance(o, (list, tuple)):
-            stack.extend(o)
+        obj = SafeUnpickler(bytes(data), allowed_globals={}, leaf_types=_PLAIN, path=path,
+                            error=UnsafeInfoError).load()
+    except UnsafeInfoError:
+        raise
+    except ModelFormatError as e:
+        raise ModelFormatError(f"not a valid .pdiparams.info pickle ({e.reason})", path) from None
     if not isinstance(obj, dict):
         raise ModelFormatError(f"a .pdiparams.info pickle must hold a dict, got {type(obj).__name__}", path)
     for k, v in obj.items():
         if not isinstance(k, str) or not isinstance(v, dict):
             raise ModelFormatError(f"a .pdiparams.info entry must map a variable name to a dict, got "
                                    f"{type(k).__name__} -> {type(v).__name__}", path)
+        for key, want in _ENTRY_TYPES.items():
+            if key in v and type(v[key]) is not want:
+                raise ModelFormatError(f"the entry of '{k[:200]}' has {key} of type {type(v[key]).__name__}, not "
+                                       f"{want.__name__}", path)
     return obj

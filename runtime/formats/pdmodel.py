@@ -174,9 +174,13 @@ def _add_op(bd, type, inputs, outputs, attrs, what):
 
 def _op_attrs(op):
     try:
-        schema = all_ops()[op.type].attrs
+        opdef = all_ops()[op.type]
     except KeyError:
         raise ValueError(f"op '{op.type}' is not registered; cannot write it") from None
+    if opdef.internal:
+        raise ValueError(f"op '{op.type}' cannot be saved to a model file: it exists only inside dy2st's "
+                         "compiled programs")
+    schema = opdef.attrs
     out = {}
     for name, v in op.attrs.items():
         typ = schema[name][0] if name in schema else _guess_type(v)
@@ -410,11 +414,21 @@ def _coerce(value, have, want, default, what, path):
 _LEGACY_VALUES = ("fp32_values", "int32_values", "int64_values", "bool_values", "fp64_values", "fp16_values")
 
 
+# ops a model file must not hold: what they would run is not described by the file
+_INTERNAL = ("it exists only inside dy2st's compiler (graph passes make it on a private copy of a "
+             "program) and is never saved; the file was not written by Paddle or dy2st")
+_NOT_IN_FILES = {"py_func": "it calls a Python function registered in the process that built the program, "
+                            "which a file cannot carry (save the model without paddle.static.py_func)"}
+
+
 def _read_op(od, block, schema_ops, path, where):
     type_ = _text(od.type, f"{where}: op type", path)
     opdef = schema_ops.get(type_)
     if opdef is None:
         raise ModelFormatError(f"{where}: unknown op type '{type_}' (dy2st does not implement it)", path)
+    if opdef.internal or type_ in _NOT_IN_FILES:
+        raise ModelFormatError(f"{where}: op type '{type_}' cannot be loaded from a file: "
+                               f"{_NOT_IN_FILES.get(type_, _INTERNAL)}", path)
     where = f"{where} '{type_}'"
     slots = {}
     for is_out, vars_, known in ((False, od.inputs, opdef.input_names), (True, od.outputs, opdef.output_names)):

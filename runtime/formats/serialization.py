@@ -8,6 +8,10 @@ What real Paddle writes, and so what we write:
   plain values stay as they are.
 Loading uses the safe unpickler and turns those forms back into Tensors (``return_numpy=True``:
 numpy arrays). Writes go to a temporary file in the target directory, then ``os.replace``.
+
+Every load failure (a missing or unreadable file, a corrupt or hostile pickle, an array a Tensor
+cannot hold) is a `ModelFormatError` naming the file; `UnsafePickleError` (a subclass) when the
+pickle asks for something `safe_pickle` refuses or breaks one of its limits.
 """
 from __future__ import annotations
 
@@ -18,8 +22,9 @@ import pickle
 import numpy as np
 
 from ..utils.atomic_write import write_files_atomically
-from ..errors import UnsafePickleError
+from .. import dtype as _dt
 from ..tensor import Tensor
+from .errors import ModelFormatError
 from .safe_pickle import SafeUnpickler
 
 __all__ = ["save", "load"]
@@ -156,7 +161,17 @@ def _has_tensor_tuple(obj):
 def _to_tensor(arr, name, return_numpy):
     if return_numpy:
         return arr
+    if arr.dtype.byteorder not in "=|" and arr.dtype.byteorder != _NATIVE:
+        arr = arr.astype(arr.dtype.newbyteorder("="))   # a big-endian file: Tensors hold native order
+    try:
+        _dt.from_numpy_dtype(arr.dtype)
+    except KeyError:
+        raise ModelFormatError(f"it holds an array of dtype {arr.dtype}, which a Tensor cannot hold; load it with "
+                               "paddle.load(path, return_numpy=True)") from None
     return Tensor(arr, name=name)
+
+
+_NATIVE = "<" if np.little_endian else ">"
 
 
 def _map(obj, leaf):
@@ -191,15 +206,18 @@ def _restore(obj, return_numpy, keep_name_table):
     return _map(obj, lambda v: _to_tensor(v, None, return_numpy) if isinstance(v, np.ndarray) else NotImplemented)
 
 
-def _unpickle(f, where):
+def _read_bytes(path):
     try:
-        return SafeUnpickler(f, encoding="latin1").load()
-    except UnsafePickleError as e:
-        raise UnsafePickleError(f"paddle.load({where}): {e}") from None
-    except (pickle.UnpicklingError, EOFError, ValueError, TypeError, AttributeError, IndexError,
-            KeyError, UnicodeDecodeError, MemoryError) as e:
-        raise ValueError(f"paddle.load: cannot parse {where}: it is not a (complete) pickle written by "
-                         f"paddle.save ({type(e).__name__}: {e})") from e
+        with open(path, "rb") as f:
+            return f.read()
+    except OSError as e:
+        raise ModelFormatError(f"paddle.load cannot read the file ({type(e).__name__}: {e.strerror or e})",
+                               path) from None
+
+
+def _unpickle(data, where):
+    # safe_pickle raises ModelFormatError (UnsafePickleError for refusals) naming ``where`` for any bytes
+    return SafeUnpickler(data, encoding="latin1", path=where).load()
 
 
 def load(path, **configs):
@@ -213,14 +231,28 @@ def load(path, **configs):
         raise ValueError(f"paddle.load: unsupported config(s) {sorted(configs)}; "
                          "supported: return_numpy, keep_name_table")
     if hasattr(path, "read"):
-        obj = _unpickle(path, "the given file object")
+        where = str(getattr(path, "name", None) or "<the given file object>")
+        try:
+            data = path.read()
+        except OSError as e:
+            raise ModelFormatError(f"paddle.load cannot read the file object ({type(e).__name__}: {e})",
+                                   where) from None
+        if not isinstance(data, (bytes, bytearray)):
+            raise TypeError(f"paddle.load: the file object's read() returned {type(data).__name__}, not bytes; "
+                            "open the file in binary mode ('rb')")
     else:
-        path = _check_path(path, "paddle.load")
+        where = path = _check_path(path, "paddle.load")
         if not os.path.exists(path):
-            raise ValueError(f"paddle.load: the path {path!r} does not exist")
+            raise ModelFormatError("paddle.load: the file does not exist", path)
         if os.path.isdir(path):
-            raise ValueError(f"paddle.load: {path!r} is a directory; paddle.load reads one file written by "
-                             "paddle.save (use paddle.jit.load for a saved inference model)")
-        with open(path, "rb") as f:
-            obj = _unpickle(f, repr(path))
-    return _restore(obj, return_numpy, keep_name_table)
+            raise ModelFormatError("paddle.load: the path is a directory; paddle.load reads one file written by "
+                                   "paddle.save (use paddle.jit.load for a saved inference model)", path)
+        data = _read_bytes(path)
+    obj = _unpickle(data, where)
+    try:
+        return _restore(obj, return_numpy, keep_name_table)
+    except ModelFormatError as e:
+        raise ModelFormatError(e.reason, where) from None
+    except Exception as e:   # the unpickler checked the structure; this is a last resort, still naming the file
+        raise ModelFormatError(f"paddle.load cannot rebuild the saved objects ({type(e).__name__}: {str(e)[:200]})",
+                               where) from None

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import base64
 import functools
+import itertools
 import json
 
 import numpy as np
@@ -85,7 +86,8 @@ def _gemm_epilogue_meta(x, y, bias, trans_x=False, trans_y=False, activation="no
 
 register("fused_gemm_epilogue", ["X", "Y", "Bias"], ["Out", "ReserveSpace?(intermediate)"],
          {"trans_x": ("BOOLEAN", False), "trans_y": ("BOOLEAN", False), "activation": ("STRING", "none")},
-         kernel=_gemm_epilogue, make_kernel=_make_gemm, infer_meta=_gemm_epilogue_meta, differentiable=())
+         kernel=_gemm_epilogue, make_kernel=_make_gemm, infer_meta=_gemm_epilogue_meta, differentiable=(),
+         internal=True)
 
 
 # -- fused_elementwise_chain -------------------------------------------------------------------------
@@ -104,7 +106,24 @@ CHAIN_OPS = frozenset(BINARY_UFUNCS) | frozenset(UNARY_UFUNCS) | frozenset(
 
 
 def parse_steps(steps):
-    return [(t, dict(a), list(r)) for t, a, r in json.loads(steps)]
+    """The steps of a chain, checked: known chain op types, attrs a dict of plain values, refs ints
+    (ValueError otherwise; passes write this attribute, but code generation must not trust it)."""
+    try:
+        parsed = json.loads(steps)
+        out = []
+        for t, a, r in parsed:
+            if t not in CHAIN_OPS or not isinstance(a, dict) or not isinstance(r, list):
+                raise ValueError
+            if not all(type(x) is int and -1 <= x < 4096 for x in r):
+                raise ValueError
+            if not all(isinstance(v, (bool, int, float, str)) or v is None for v in a.values()):
+                raise ValueError
+            if "axis" in a and type(a["axis"]) is not int:
+                raise ValueError
+            out.append((t, dict(a), list(r)))
+        return out
+    except (TypeError, ValueError) as e:
+        raise ValueError(f"fused_elementwise_chain: malformed 'steps' attribute {steps[:80]!r}") from e
 
 
 def dump_steps(steps):
@@ -129,9 +148,13 @@ def _emit_inplace(lines, ufunc, operands, own):
     lines.append(f"        t = {ufunc}({operands})")
 
 
+_chain_ids = itertools.count()
+
+
 @functools.lru_cache(maxsize=512)
 def _make_chain(steps, inplace=-1):
     parsed = parse_steps(steps)
+    inplace = int(inplace)
     n_in = 1 + max((r for _, _, refs in parsed for r in refs), default=-1)
     g = {"np": np, "_inplace": _inplace, "_scale_inplace": _scale_inplace, "_align": align}
     xs = [f"x{k}" for k in range(n_in)]
@@ -145,9 +168,10 @@ def _make_chain(steps, inplace=-1):
         g[k] = opdef.bind(attrs)
         if own is not None and typ in BINARY_UFUNCS and len(args) == 2:
             g[f"u{i}"] = BINARY_UFUNCS[typ]
-            axis = attrs.get("axis", -1)
+            axis = int(attrs.get("axis", -1))
+            g[f"a{i}"] = axis      # values are globals: nothing from the attribute becomes source text
             operands = f"{args[0]}, {args[1]}" if axis == -1 else \
-                f"*_align({args[0]}, {args[1]}, {axis})"   # Paddle's legacy axis, as the kernel aligns
+                f"*_align({args[0]}, {args[1]}, a{i})"   # Paddle's legacy axis, as the kernel aligns
             _emit_inplace(lines, f"u{i}", operands, own)
         elif own is not None and typ in UNARY_UFUNCS:
             uf, operand = UNARY_UFUNCS[typ]
@@ -158,12 +182,12 @@ def _make_chain(steps, inplace=-1):
             else:
                 _emit_inplace(lines, f"u{i}", f"{args[0]}, {operand!r}", own)
         elif own is not None and typ == "scale" and attrs.get("bias_after_scale", True) and len(refs) == 1:
-            lines.append(f"    t = _scale_inplace({own}, {k}, {float(attrs.get('scale', 1.0))!r}, "
-                         f"{float(attrs.get('bias', 0.0))!r})")
+            g[f"s{i}"], g[f"b{i}"] = float(attrs.get("scale", 1.0)), float(attrs.get("bias", 0.0))
+            lines.append(f"    t = _scale_inplace({own}, {k}, s{i}, b{i})")
         else:
             lines.append(f"    t = {k}({', '.join(args)})")
     lines.append("    return t")
-    exec(compile("\n".join(lines) + "\n", f"<fused_elementwise_chain {steps}>", "exec"), g)
+    exec(compile("\n".join(lines) + "\n", f"<fused_elementwise_chain #{next(_chain_ids)}>", "exec"), g)
     fn = g["chain"]
     fn.source = "\n".join(lines)
     return fn
@@ -189,7 +213,7 @@ def _make_chain_kernel(steps="[]", inplace=-1, **_):
 
 
 register("fused_elementwise_chain", ["X[]"], ["Out"], {"steps": ("STRING", "[]"), "inplace": ("INT", -1)},
-         kernel=_chain, infer_meta=_chain_meta, make_kernel=_make_chain_kernel, differentiable=())
+         kernel=_chain, infer_meta=_chain_meta, make_kernel=_make_chain_kernel, differentiable=(), internal=True)
 
 
 # -- folded_constant ---------------------------------------------------------------------------------
@@ -202,7 +226,14 @@ def encode_constant(array):
 
 
 def _decode(dtype, shape, data):
-    a = np.frombuffer(base64.b64decode(data), dtype=np.dtype(dtype)).reshape(shape).copy()
+    dt = np.dtype(dtype)
+    if dt.kind not in "biufc" or dt.hasobject:   # never object pointers from bytes
+        raise ValueError(f"folded_constant: dtype {dtype!r} is not a plain numeric dtype")
+    raw = base64.b64decode(data, validate=True)
+    shape = [int(d) for d in shape]
+    if any(d < 0 for d in shape) or int(np.prod(shape, dtype=object)) * dt.itemsize != len(raw):
+        raise ValueError(f"folded_constant: {len(raw)} bytes do not hold a {dt} array of shape {shape}")
+    a = np.frombuffer(raw, dtype=dt).reshape(shape).copy()
     a.flags.writeable = False   # shared by every run: nothing may write into it
     return a
 
@@ -217,5 +248,5 @@ def _make_constant(dtype="<f4", shape=[], data="", **_):
 
 
 register("folded_constant", [], ["Out"], {"dtype": ("STRING", "<f4"), "shape": ("INTS", []), "data": ("STRING", "")},
-         kernel=_constant, make_kernel=_make_constant, differentiable=(),
+         kernel=_constant, make_kernel=_make_constant, differentiable=(), internal=True,
          infer_meta=lambda dtype="<f4", shape=[], **_: Meta(tuple(shape), np.dtype(dtype)))

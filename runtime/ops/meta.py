@@ -15,6 +15,11 @@ def broadcast_shapes(a, b, axis=-1):
     """Broadcast two shapes that may hold -1 (unknown) dims, with Paddle's legacy ``axis``."""
     a, b = tuple(a), tuple(b)
     if axis != -1 and len(a) != len(b):
+        if not 0 <= axis <= max(len(a), len(b)):
+            # checked first: the padding below is (1,) * (rank difference - axis), and an axis read from a
+            # model file (-2**30) made that a tuple of a billion entries (8 GB) during load
+            raise ValueError(f"axis {axis} is out of range for shapes {list(a)} and {list(b)} (expected -1 or "
+                             f"0..{max(len(a), len(b))})")
         if len(a) > len(b):
             b = b + (1,) * (len(a) - axis - len(b))
         else:

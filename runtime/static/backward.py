@@ -10,6 +10,8 @@ rules build grad sub-blocks) register a *static grad rule* with `register_static
 """
 from __future__ import annotations
 
+import collections
+
 import numpy as np
 
 from .. import unique_name
@@ -130,6 +132,11 @@ class _Backward:
         self.n_ops0 = len(self.gblock.ops)
         self.n_blocks0 = self.program.num_blocks
         self.names0 = set(self.gblock.vars)
+        # name -> {id(op): op}: the ops this run added to ``gblock`` that mention the name, so renaming
+        # a gradient touches only those (see _rename); extended lazily up to ``_indexed`` ops
+        self._mentions = collections.defaultdict(dict)
+        self._indexed = self.n_ops0
+        self._renamed = {}      # old name -> new name, still to apply in the blocks this run made
 
     # -- which ops are on a path ------------------------------------------------------------------
     def _requires(self, name):
@@ -217,6 +224,18 @@ class _Backward:
         self.claimed.add(id(g))
         return g
 
+    def _index_new_ops(self):
+        """Add the ops appended to ``gblock`` since the last call to ``_mentions`` (grad rules only
+        append ops)."""
+        ops = self.gblock.ops
+        for i in range(self._indexed, len(ops)):
+            op = ops[i]
+            for slots in (op.inputs, op.outputs):
+                for names in slots.values():
+                    for n in names:
+                        self._mentions[n][id(op)] = op
+        self._indexed = len(ops)
+
     def _rename(self, g, new):
         """Rename a variable created by this backward run (only backward ops can refer to it)."""
         old = g.name
@@ -224,25 +243,41 @@ class _Backward:
         del blk.vars[old]
         g.name = new
         blk.vars[new] = g
-        # only ops after the variable's producer can mention it: walk back to the producer
-        ops = self.gblock.ops
-        for i in range(len(ops) - 1, self.n_ops0 - 1, -1):
-            op = ops[i]
-            op._rename_input(old, new)
-            op._rename_output(old, new)
-            if new in op.output_arg_names:
-                break
-        for b in self.program.blocks[self.n_blocks0:]:
-            for op in b.ops:
+        # only ops this run added can mention it; a gradient is often renamed long after it was made
+        # (a parameter's, at the end), so looking them up beats walking back over the ops in between
+        self._index_new_ops()
+        ops = self._mentions.pop(old, None)
+        if ops:
+            for op in ops.values():
                 op._rename_input(old, new)
                 op._rename_output(old, new)
+            self._mentions[new].update(ops)
+        # the grad sub-blocks this run made get the new name once, at the end (_apply_renames): one pass
+        # over them per rename was quadratic in programs with many control-flow ops. Nothing reads
+        # their ops in between, and the old name is unique, so no op made later can mean another var
+        self._renamed[old] = new
         self.program._bump()
+
+    def _apply_renames(self):
+        """Give the ops of the blocks this run made the new names of the variables it renamed."""
+        renamed = self._renamed
+        if not renamed:
+            return
+        for b in self.program.blocks[self.n_blocks0:]:
+            for op in b.ops:
+                for slots in (op.inputs, op.outputs):
+                    for names in slots.values():
+                        for i, n in enumerate(names):
+                            if n in renamed:
+                                names[i] = renamed[n]
+        self._renamed = {}
 
     def prune(self):
         """Drop grad-op outputs nobody reads (gradients of stop_gradient inputs), as Paddle leaves
         such ``X@GRAD`` slots empty; the kernels then skip storing them."""
+        self._apply_renames()
         ops = self.gblock.ops[self.n_ops0:]
-        read = {n for b in self.program.blocks for op in b.ops for n in op.input_arg_names}
+        read = {n for b in self._visible_from_gblock() for op in b.ops for n in op.input_arg_names}
         keep = read | {g.name for g in self.final.values()}
         for op in ops:
             for slot, names in op.outputs.items():
@@ -255,6 +290,22 @@ class _Backward:
                     for n in dead:
                         del self.gblock.vars[n]
         self.program._bump()
+
+    def _visible_from_gblock(self):
+        """``gblock`` and the blocks nested in it: the only ones whose ops can read a variable this run
+        made in ``gblock``. (Scanning every block of the program here, once per grad sub-block, made
+        the backward of programs with many control-flow ops quadratic.)"""
+        gb = self.gblock
+        if gb.idx == 0:
+            return self.program.blocks
+        blocks = self.program.blocks
+        inside = {gb.idx}
+        res = [gb]
+        for b in blocks[gb.idx + 1:]:     # a block's parent always comes before it
+            if b.parent_idx in inside:
+                inside.add(b.idx)
+                res.append(b)
+        return res
 
     def seed(self, target, grad=None):
         """Start from ``target`` with gradient ``grad`` (ones shaped like target when None)."""

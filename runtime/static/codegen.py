@@ -29,6 +29,7 @@ import itertools
 import keyword
 import linecache
 import re
+import weakref
 
 import numpy as np
 
@@ -53,6 +54,9 @@ _RESERVED = {"feed", "S", "B", "_env", "_UNSET", "run_block", "None", "True", "F
              "_nonempty", "_mask", "_no_value", "np"}
 
 
+_MAX_IDENT = 48
+
+
 class CompileError(RuntimeError):
     pass
 
@@ -62,16 +66,24 @@ class _Names:
 
     def __init__(self):
         self.used = set(_RESERVED)
+        self.next_suffix = {}   # identifier base -> suffix of the last name handed out (0: none)
         self.of = {}
+        self.consts = {}
 
     def fresh(self, base):
-        ident = re.sub(r"\W", "_", base) or "v"
+        # ASCII only: names read from a model file may hold any character, and Python folds
+        # non-ASCII identifiers with NFKC (two different names could become one local)
+        ident = re.sub(r"[^0-9A-Za-z_]", "_", str(base))[:_MAX_IDENT] or "v"
         if ident[0].isdigit() or keyword.iskeyword(ident) or ident.startswith("__"):
             ident = "v_" + ident
-        cand, i = ident, 1
+        # the suffix search resumes where the last one for this base ended: every earlier candidate is
+        # still taken (``used`` only grows), so the name is the same as a search from 1
+        i = self.next_suffix.get(ident, 0)
+        cand = ident if i == 0 else f"{ident}_{i}"
         while cand in self.used:
-            cand = f"{ident}_{i}"
             i += 1
+            cand = f"{ident}_{i}"
+        self.next_suffix[ident] = i
         self.used.add(cand)
         return cand
 
@@ -79,6 +91,16 @@ class _Names:
         ident = self.of.get(name)
         if ident is None:
             ident = self.of[name] = self.fresh(name)
+        return ident
+
+    def const(self, value, glob, hint="k"):
+        """A global of the generated function holding ``value``: strings from the Program (variable
+        names, attributes) never become source text, they are passed in."""
+        key = (type(value), value)
+        ident = self.consts.get(key)
+        if ident is None:
+            ident = self.consts[key] = self.fresh(hint)
+            glob[ident] = value
         return ident
 
 
@@ -96,6 +118,21 @@ class CompiledProgram:
         self.ops = ops                # the ops that run (after pruning)
         self.feed_names = feed_names
         self.fetch_names = fetch_names
+
+    def listing(self):
+        """The generated source for people to read: each statement that runs an op is followed by a
+        comment with the user's file, line and source text that built the op. Display only (the
+        text may come from a model file): the compiled source has no such comments, tracebacks find
+        the user's line through ``line_ops``; line numbers are the same in both."""
+        out, last = [], None
+        for i, line in enumerate(self.source.splitlines(), 1):
+            site = self.line_ops.get(i)
+            loc = _location(site[1]) if site is not None and site[0] == "op" else ""
+            if loc and loc != last:
+                line = f"{line}  # {_printable(loc)}"
+            last = loc or last
+            out.append(line)
+        return "\n".join(out) + "\n"
 
     def site_of(self, tb):
         """What the generated code was doing at the innermost traceback entry in its source."""
@@ -127,11 +164,13 @@ def compile_program(program, feed_names=(), fetch_names=(), prune=True, inline_c
         return n in bindings or (v is not None and v.persistable)
 
     names = _Names()
+    kname = lambda n: names.const(n, glob, "name_" + n)    # noqa: E731  a variable name, as a constant
     glob = {"run_block": run_block, "_UNSET": UNSET, "_truth": _truth, "_all_true": _all_true,
             "_nonempty": _nonempty, "_mask": _mask, "_no_value": _no_value}
     info = []
     defined = set()
     used_feeds = []
+    feed_set, used_set = set(feed_names), set()     # membership tests (the lists keep the order)
     loads = []
     empty_arrays = []
     kinds = {}          # id(op) -> "kernel" | "interp" | "cf" | "select"
@@ -145,8 +184,9 @@ def compile_program(program, feed_names=(), fetch_names=(), prune=True, inline_c
 
     def need(n, op):
         if n in defined:
-            if n in feed_names and n not in used_feeds:
+            if n in feed_set and n not in used_set:
                 used_feeds.append(n)
+                used_set.add(n)
             return True
         if persistable(n):
             loads.append(n)
@@ -209,12 +249,12 @@ def compile_program(program, feed_names=(), fetch_names=(), prune=True, inline_c
             try:
                 if kind == "cf":
                     reads, writes = [], []
-                    scan_cf(op, set(defined), reads, writes)
+                    scan_cf(op, _Scoped(defined), reads, writes)
                     reads, writes = _unique(reads), _unique(writes)
                 else:
                     reads = list(op.input_arg_names)
                     for n in reads:
-                        require(n, set(defined))
+                        require(n, _Scoped(defined))
                     writes = list(op.output_arg_names)
             except _Fallback:
                 kind = "interp"
@@ -236,8 +276,9 @@ def compile_program(program, feed_names=(), fetch_names=(), prune=True, inline_c
             raise ValueError(f"fetch: variable '{n}' was not computed by this run of the program: it is not "
                                f"fed, not persistable and no op that runs writes it")
     for n in feed_names:
-        if persistable(n) and n not in used_feeds:
+        if persistable(n) and n not in used_set:
             used_feeds.append(n)
+            used_set.add(n)
     stores = _unique([n for _, _, _, w, _ in info for n in w if persistable(n)]
                      + [n for n in used_feeds if persistable(n)])
 
@@ -279,10 +320,10 @@ def compile_program(program, feed_names=(), fetch_names=(), prune=True, inline_c
             line_ops[len(lines)] = site
 
     for n in loads:
-        src = f"B[{n!r}]._data" if n in bindings else f"S[{n!r}]"
+        src = f"B[{kname(n)}]._data" if n in bindings else f"S[{kname(n)}]"
         emit(f"{names.var(n)} = {src}", ("load", n))
     for n in used_feeds:
-        emit(f"{names.var(n)} = feed[{n!r}]")
+        emit(f"{names.var(n)} = feed[{kname(n)}]")
     for n in empty_arrays:
         emit(f"{names.var(n)} = []")
     v = names.var
@@ -295,16 +336,16 @@ def compile_program(program, feed_names=(), fetch_names=(), prune=True, inline_c
         o = names.fresh(f"op_{op.type}")
         glob[k], glob[o] = opdef.interpret, op
         seen = _unique([n for n in reads + writes if n in defs or n in maybe])
-        emit("_env = {" + ", ".join(f"{n!r}: {v(n)}" for n in seen if n in defs) + "}", site, depth)
+        emit("_env = {" + ", ".join(f"{kname(n)}: {v(n)}" for n in seen if n in defs) + "}", site, depth)
         for n in seen:
             if n not in defs:
-                emit(f"if {v(n)} is not _UNSET: _env[{n!r}] = {v(n)}", None, depth)
+                emit(f"if {v(n)} is not _UNSET: _env[{kname(n)}] = {v(n)}", None, depth)
         emit(f"{k}({o}, _env, run_block)", site, depth)
         for n in writes:
             if n in defs:
-                emit(f"{v(n)} = _env[{n!r}]", site, depth)
+                emit(f"{v(n)} = _env[{kname(n)}]", site, depth)
             else:
-                emit(f"{v(n)} = _env.get({n!r}, _UNSET)", site, depth)
+                emit(f"{v(n)} = _env.get({kname(n)}, _UNSET)", site, depth)
                 maybe.add(n)
         emit("del _env", None, depth)
 
@@ -314,7 +355,7 @@ def compile_program(program, feed_names=(), fetch_names=(), prune=True, inline_c
                 # set only on some paths (after control flow): fail as the interpreter does
                 o = names.fresh(f"op_{op.type}")
                 glob[o] = op
-                emit(f"if {v(n)} is _UNSET: _no_value({o}, {n!r})", site, depth)
+                emit(f"if {v(n)} is _UNSET: _no_value({o}, {kname(n)})", site, depth)
         writes = kernel_writes(op, opdef)
         if id(op) in constants:
             is_shared, value = constants[id(op)]
@@ -385,7 +426,7 @@ def compile_program(program, feed_names=(), fetch_names=(), prune=True, inline_c
             emit(f"if {truth(names_[0], 'conditional_block', defs)}:", site, depth)
         else:
             emit(f"if _all_true(({', '.join(conds)},), 'conditional_block'):", site, depth)
-        inner = set(defs)   # what the body defines is not sure to exist after it
+        inner = _Scoped(defs)   # what the body defines is not sure to exist after it
         emit_ops(program.blocks[op.attrs["sub_block"]].ops, depth + 1, inner)
 
     def emit_cond(m, depth, defs):
@@ -396,7 +437,7 @@ def compile_program(program, feed_names=(), fetch_names=(), prune=True, inline_c
         for head, op, pick in (("if " + truth(m.cond, "conditional_block", defs) + ":", m.true_op, 2),
                                ("else:", m.false_op, 1)):
             emit(head, ("op", op), depth)
-            inner = set(defs)
+            inner = _Scoped(defs)
             emit_ops(program.blocks[op.attrs["sub_block"]].ops, depth + 1, inner)
             for sel in m.selects:
                 out, src = sel[0], sel[pick]
@@ -445,16 +486,11 @@ def compile_program(program, feed_names=(), fetch_names=(), prune=True, inline_c
             emit_kernel(op, opdef, site, depth, defs)
 
     top = [entry[0] for entry in info]
-    last_loc = None
     i = 0
     while i < len(info):
         op, opdef = info[i][0], info[i][1]
         m = match_cond(program, top, i, kinds, uses, pinned) if op.type == "conditional_block" else None
         end = m.end if m is not None else i + 1
-        loc = _location(op)
-        if loc and loc != last_loc:
-            emit(f"# {loc}")
-        last_loc = loc
         cf_writes = _unique([n for e in info[i:end] if e[4] == "cf" for n in e[3] if n not in shared])
         # every name the sub-blocks write exists as a local even when a branch is not taken / the
         # loop runs zero times; persistables keep their scope value then, as with the interpreter
@@ -463,11 +499,11 @@ def compile_program(program, feed_names=(), fetch_names=(), prune=True, inline_c
             if n in definite or n in maybe:
                 continue
             if n in bindings:
-                emit(f"{v(n)} = B[{n!r}]._data")
+                emit(f"{v(n)} = B[{kname(n)}]._data")
                 definite.add(n)
                 continue
             if persistable(n):
-                emit(f"{v(n)} = S.get({n!r}, _UNSET)")
+                emit(f"{v(n)} = S.get({kname(n)}, _UNSET)")
             else:
                 unset.append(v(n))
             maybe.add(n)
@@ -486,7 +522,7 @@ def compile_program(program, feed_names=(), fetch_names=(), prune=True, inline_c
             emit("del " + ", ".join(v(n) for n in _unique(dead)))
         i = end
     for n in stores:
-        dst = f"B[{n!r}]._data" if n in bindings else f"S[{n!r}]"
+        dst = f"B[{kname(n)}]._data" if n in bindings else f"S[{kname(n)}]"
         if n in definite:
             emit(f"{dst} = {v(n)}")
         else:
@@ -496,7 +532,11 @@ def compile_program(program, feed_names=(), fetch_names=(), prune=True, inline_c
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
     code = compile(source, filename, "exec")
     exec(code, glob)
-    return CompiledProgram(glob[fname], source, filename, line_ops, ops, tuple(used_feeds), fetch_names)
+    compiled = CompiledProgram(glob[fname], source, filename, line_ops, ops, tuple(used_feeds), fetch_names)
+    # the source stays readable (tracebacks, debuggers) as long as the function lives; then it goes,
+    # or every program compiled and dropped (bounded caches evicting) would keep its text for good
+    weakref.finalize(compiled, linecache.cache.pop, filename, None)
+    return compiled
 
 
 def _is_array_var(program, name):
@@ -505,6 +545,32 @@ def _is_array_var(program, name):
         if v is not None:
             return v.type == VarType.LOD_TENSOR_ARRAY
     return False
+
+
+class _Scoped:
+    """The names of an enclosing set plus this scope's changes, without copying the enclosing set
+    (a copy per control-flow op was quadratic in the program's length). The enclosing set must not
+    change while the scope is in use."""
+
+    __slots__ = ("base", "added", "removed")
+
+    def __init__(self, base):
+        self.base, self.added, self.removed = base, set(), set()
+
+    def __contains__(self, n):
+        return n in self.added or (n in self.base and n not in self.removed)
+
+    def add(self, n):
+        self.added.add(n)
+        self.removed.discard(n)
+
+    def update(self, names):
+        for n in names:
+            self.add(n)
+
+    def discard(self, n):
+        self.added.discard(n)
+        self.removed.add(n)
 
 
 class _Fallback(Exception):
@@ -582,6 +648,12 @@ def _location(op):
         return op.user_location()
     src = op.callstack[0].split("\n", 1)[1].strip() if "\n" in op.callstack[0] else ""
     return f"{m.group(1)}:{m.group(2)}  {src}".rstrip()
+
+
+def _printable(text, limit=200):
+    """``text`` on one line of printable characters (newlines, NULs, controls escaped), shortened."""
+    text = "".join(c if c.isprintable() else repr(c)[1:-1] for c in str(text))
+    return text if len(text) <= limit else text[:limit - 3] + "..."
 
 
 def _unique(names):

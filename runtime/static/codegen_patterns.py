@@ -313,8 +313,11 @@ def direct_kwargs(opdef, attrs):
 
 
 def literal(val):
-    """Python source for ``val`` when it is a simple literal that evaluates back to an equal value."""
-    if val is None or type(val) in (bool, int, str):
+    """Python source for ``val`` when it is a simple literal that evaluates back to an equal value.
+
+    Never for strings: attribute strings may come from a model file, and nothing read from a
+    file becomes source text (the caller passes them in as globals instead)."""
+    if val is None or type(val) in (bool, int):
         return repr(val)
     if type(val) is float and math.isfinite(val):
         return repr(val)

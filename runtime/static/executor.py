@@ -5,10 +5,16 @@ function, pruned to what the fetches need, cached per program version, feeds and
 and the reference interpreter (interpreter.py), chosen with ``Executor(backend=...)`` or
 the environment variable ``DY2ST_EXECUTOR=interpreter``. Both check feeds against the
 declared data variables the same way.
+
+Threads: one Executor may run programs from several threads. Its caches are filled under a lock
+(taken on misses only: a hit is one dict read), so a program is compiled once and no thread
+iterates a cache while another changes it. The scope is shared, as in Paddle: runs that write
+the same persistable variables from several threads (training) must be serialised by the caller.
 """
 from __future__ import annotations
 
 import os
+import threading
 
 import numpy as np
 
@@ -44,6 +50,7 @@ class Executor:
         self.backend = backend
         self._cache = {}        # (program id, version, feed names, fetch names, prune) -> CompiledProgram
         self._feed_specs = {}   # (program id, version) -> {name: (np dtype, shape, check)}
+        self._lock = threading.Lock()   # held while filling either cache
 
     # -- public ---------------------------------------------------------------------------------
 
@@ -73,13 +80,15 @@ class Executor:
         return [Tensor._wrap(o) for o in outs]
 
     def code(self, program=None, feed_names=None, fetch_names=None):
-        """The Python source the compiled back end runs for these feeds and fetches."""
+        """The Python source the compiled back end runs for these feeds and fetches, each op's
+        statement annotated with the user's line that built it (`CompiledProgram.listing`)."""
         program = default_main_program() if program is None else program
         fetch = tuple(_fetch_name(f) for f in (fetch_names or ()))
-        return self._compiled(program, tuple(feed_names or ()), fetch).source
+        return self._compiled(program, tuple(feed_names or ()), fetch).listing()
 
     def close(self):
-        self._cache.clear()
+        with self._lock:
+            self._cache.clear()
 
     # -- feeds ------------------------------------------------------------------------------------
 
@@ -93,9 +102,10 @@ class Executor:
                     specs.setdefault(name, (v.dtype.np, v._shape, v.need_check_feed))
             for name in program._eager_bindings:
                 specs.setdefault(name, (None, (), False))
-            if len(self._feed_specs) > 64:
-                self._feed_specs.clear()
-            self._feed_specs[key] = specs
+            with self._lock:
+                if len(self._feed_specs) > 64:
+                    self._feed_specs.clear()
+                self._feed_specs[key] = specs
         out = {}
         for name, value in feed.items():
             spec = specs.get(name)
@@ -128,14 +138,17 @@ class Executor:
         key = (program.id, program.version, feed_names, fetch_names)
         c = self._cache.get(key)
         if c is None:
-            # drop code compiled for older versions of this program
-            for k in [k for k in self._cache if k[0] == program.id and k[1] != program.version]:
-                del self._cache[k]
-            try:
-                c = compile_program(program, feed_names, fetch_names)
-            except CompileError as e:
-                raise RuntimeError(str(e)) from None
-            self._cache[key] = c
+            with self._lock:
+                c = self._cache.get(key)    # compiled by another thread while we waited?
+                if c is None:
+                    # drop code compiled for older versions of this program
+                    for k in [k for k in self._cache if k[0] == program.id and k[1] != program.version]:
+                        del self._cache[k]
+                    try:
+                        c = compile_program(program, feed_names, fetch_names)
+                    except CompileError as e:
+                        raise RuntimeError(str(e)) from None
+                    self._cache[key] = c
         return c
 
     def _run_compiled(self, program, feed, fetch_names, scope):

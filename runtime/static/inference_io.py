@@ -1,9 +1,10 @@
-"""paddle.static.save_inference_model / load_inference_model over the Paddle file format.
+"""paddle.static.save_inference_model / load_inference_model over the Paddle file formats.
 
 Saving clones the program for inference, prunes it to what the fetches need (dropping
 the sub-blocks and variables nothing uses any more) and writes ``prefix.pdmodel`` and
 ``prefix.pdiparams`` with parameter values from the eager bindings or the global scope.
-Loading reads and checks both files before it puts the parameters in the global scope.
+Loading reads and checks both files before it puts the parameters in the global scope; the program
+may be a .pdmodel or Paddle 3's PIR .json (``legacy_format=False`` or ``FLAGS_enable_pir_api`` saves one).
 """
 from __future__ import annotations
 
@@ -156,7 +157,13 @@ def save_inference_model(path_prefix, feed_vars, fetch_vars, executor, **kwargs)
     feed_names = [v.name for v in feed_vars]
     fetch_names = [v.name for v in fetch_vars]
     pruned, fetch_names = normalize_program(program, feed_names, fetch_names)
-    save_model(prefix, pruned, feed_names, fetch_names, _param_values(pruned, global_scope()), write_info=False)
+    # legacy_format=False (Paddle's option) or FLAGS_enable_pir_api: Paddle 3's prefix.json + .pdiparams
+    legacy = kwargs.get("legacy_format")
+    if legacy is None:
+        from ..flags import pir_format_enabled
+        legacy = not pir_format_enabled()
+    save_model(prefix, pruned, feed_names, fetch_names, _param_values(pruned, global_scope()), write_info=False,
+               format="pdmodel" if legacy else "pir")
 
 
 def load_inference_model(path_prefix, executor, **kwargs):
@@ -182,6 +189,8 @@ def load_inference_model(path_prefix, executor, **kwargs):
                 if name is None:
                     return os.path.join(prefix, default)
                 p = os.path.join(prefix, name + ext)
+                if not os.path.exists(p) and ext == ".pdmodel" and os.path.exists(p[:-len(ext)] + ".json"):
+                    p = p[:-len(ext)] + ".json"      # Paddle 3's PIR program
                 return p if os.path.exists(p) else os.path.join(prefix, name)
             loaded = load_model(None, model_path=pick(model_filename, ".pdmodel", "__model__"),
                                 params_path=pick(params_filename, ".pdiparams", "__params__"))

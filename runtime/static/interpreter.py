@@ -82,6 +82,9 @@ def annotate(e, op):
     """Add the op, its variables and the user's line that built it to an exception."""
     if getattr(e, "_dy2st_annotated", False):
         return
+    if op.note and op.type == "assert" and type(e) is ValueError and len(e.args) == 1:
+        # a converted ``assert cond, message``: the user's message first, as Python would show it
+        e.args = (f"{op.note}\n({e.args[0]})",)
     ins = ", ".join(f"{k}={v}" for k, v in op.inputs.items() if v)
     outs = ", ".join(f"{k}={v}" for k, v in op.outputs.items() if v)
     note = f"while running op '{op.type}' (inputs: {ins}; outputs: {outs})"

@@ -13,6 +13,7 @@ import copy
 import itertools
 import os
 import sys
+import threading
 
 import numpy as np
 
@@ -163,9 +164,9 @@ class Parameter(Variable):
 class Operator:
     """One op in a Block: Paddle op type, slot -> variable names, typed attrs, user call site."""
 
-    __slots__ = ("block", "type", "inputs", "outputs", "attrs", "callstack", "role")
+    __slots__ = ("block", "type", "inputs", "outputs", "attrs", "callstack", "role", "note")
 
-    def __init__(self, block, type, inputs, outputs, attrs, callstack=None, role=ROLE_FORWARD):
+    def __init__(self, block, type, inputs, outputs, attrs, callstack=None, role=ROLE_FORWARD, note=None):
         self.block = block
         self.type = type
         self.inputs = inputs        # dict slot -> list[str]
@@ -173,6 +174,9 @@ class Operator:
         self.attrs = attrs          # dict name -> value (every schema attr present)
         self.callstack = callstack or []
         self.role = role
+        # what the user said about this op, shown when it fails (the message of a converted
+        # ``assert``); kept in memory only: Paddle's op has no attribute for it
+        self.note = note
 
     @property
     def opdef(self):
@@ -281,6 +285,10 @@ class Block:
     @property
     def parent_block(self):
         return self.program.blocks[self.parent_idx] if self.parent_idx >= 0 else None
+
+    def num_ops(self):
+        """How many ops the block holds (a method, as on Paddle's PIR ``Block``)."""
+        return len(self.ops)
 
     def create_var(self, name=None, shape=None, dtype=None, type=VarType.LOD_TENSOR, persistable=False,
                    stop_gradient=True, **kwargs):
@@ -467,7 +475,7 @@ class Program:
                     attrs["is_test"] = True
                 nb.ops.append(Operator(nb, op.type, {k: list(v) for k, v in op.inputs.items()},
                                        {k: list(v) for k, v in op.outputs.items()}, attrs, list(op.callstack),
-                                       op.role))
+                                       op.role, op.note))
             p.blocks.append(nb)
         if for_test:
             p._is_test = True
@@ -506,48 +514,70 @@ def _drop_unused_grad_vars(program):
 
 
 # -- default programs and program_guard -------------------------------------------------------------
+# The default programs belong to the process (a static graph built in the main thread can be run
+# from a worker); `program_guard` and a switch made inside one act on the calling thread only, so
+# a to_static function tracing in one thread never appends ops to another thread's Program.
 
 _main = [Program()]
 _startup = [Program()]
 
 
+class _Local(threading.local):
+    def __init__(self):
+        self.main = None        # this thread's program_guard programs; None: the process defaults
+        self.startup = None
+
+
+_local = _Local()
+
+
 def default_main_program() -> Program:
-    return _main[0]
+    p = _local.main
+    return _main[0] if p is None else p
 
 
 def default_startup_program() -> Program:
-    return _startup[0]
+    p = _local.startup
+    return _startup[0] if p is None else p
 
 
 def switch_main_program(program):
-    old = _main[0]
-    _main[0] = program
+    """Make ``program`` the main program (of this thread inside a program_guard, else of the
+    process); returns the one it replaces."""
+    old = default_main_program()
+    if _local.main is not None:
+        _local.main = program
+    else:
+        _main[0] = program
     return old
 
 
 def switch_startup_program(program):
-    old = _startup[0]
-    _startup[0] = program
+    old = default_startup_program()
+    if _local.main is not None or _local.startup is not None:     # inside a program_guard
+        _local.startup = program
+    else:
+        _startup[0] = program
     return old
 
 
 @contextlib.contextmanager
 def program_guard(main_program, startup_program=None):
-    """Build into ``main_program`` (and ``startup_program``) inside the block."""
+    """Build into ``main_program`` (and ``startup_program``) inside the block (in this thread)."""
     if not isinstance(main_program, Program):
         raise TypeError(f"program_guard: main_program must be a paddle.static.Program, got "
                         f"{type(main_program).__name__}")
     if startup_program is not None and not isinstance(startup_program, Program):
         raise TypeError(f"program_guard: startup_program must be a paddle.static.Program, got "
                         f"{type(startup_program).__name__}")
-    old_main = switch_main_program(main_program)
-    old_startup = switch_startup_program(startup_program) if startup_program is not None else None
+    prev = (_local.main, _local.startup)
+    _local.main = main_program
+    if startup_program is not None:
+        _local.startup = startup_program
     try:
         yield
     finally:
-        switch_main_program(old_main)
-        if old_startup is not None:
-            switch_startup_program(old_startup)
+        _local.main, _local.startup = prev
 
 
 @contextlib.contextmanager

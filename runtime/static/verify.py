@@ -52,12 +52,14 @@ def verify_program(program):
         if blk.idx > 0 and not (0 <= blk.parent_idx < blk.idx):
             problems.append(f"block {blk.idx}: invalid parent_idx {blk.parent_idx}")
     for blk in program.blocks:
-        defined = set()
-        b = blk
-        while b is not None:   # values visible in this block: persistables/data of ancestors, ancestors' outputs
-            for v in b.vars.values():
-                if v.persistable or v.is_data or b is not blk:
-                    defined.add(v.name)
+        # values visible in this block: its own persistables/data, then every variable of its ancestors
+        # (looked up in their dicts: copying the global block's variables into a set per sub-block
+        # made verification quadratic in programs with many control-flow ops)
+        defined = {v.name for v in blk.vars.values() if v.persistable or v.is_data}
+        outer = []
+        b = blk.parent_block
+        while b is not None:
+            outer.append(b.vars)
             b = b.parent_block
         for i, op in enumerate(blk.ops):
             where = f"block {blk.idx}, op {i} '{op.type}'" + (f" (built at {op.user_location()})"
@@ -89,7 +91,8 @@ def verify_program(program):
                     if blk._find_var_recursive(n) is None:
                         problems.append(f"{where}: input {slot}='{n}' is not a variable of this block or "
                                         "its ancestors")
-                    elif n not in defined and opdef.interpret is None and op.type != "while":
+                    elif (n not in defined and opdef.interpret is None and op.type != "while"
+                          and not _declared_in(n, outer)):
                         problems.append(f"{where}: input {slot}='{n}' is read before any op writes it")
             for slot, names in op.outputs.items():
                 for n in names:
@@ -101,6 +104,15 @@ def verify_program(program):
                 _check_meta(blk, op, opdef, where, problems)
     if problems:
         raise ProgramVerifyError("Program failed verification:\n  " + "\n  ".join(problems))
+
+
+def _declared_in(name, var_dicts):
+    """``name`` names a variable of one of the blocks whose ``vars`` are ``var_dicts``."""
+    for vs in var_dicts:
+        v = vs.get(name)
+        if v is not None and v.name == name:
+            return True
+    return False
 
 
 def _check_meta(blk, op, opdef, where, problems):

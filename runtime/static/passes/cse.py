@@ -7,7 +7,7 @@ Random ops never merge.
 """
 from __future__ import annotations
 
-from .analysis import Uses, intermediate_outputs, pure, remove_ops, rename_reads
+from .analysis import ReadIndex, Uses, intermediate_outputs, pure, remove_ops
 
 
 def _key(op):
@@ -23,6 +23,7 @@ def run(program, feed_names, fetch_names):
     uses = Uses(program, feed_names, fetch_names)
     block = program.global_block()
     seen, dead = {}, set()
+    reads = ReadIndex(block)
     for op in block.ops:
         if not pure(op) or not all(uses.stable(n) for n in op.input_arg_names):
             continue
@@ -41,7 +42,7 @@ def run(program, feed_names, fetch_names):
             continue
         for slot, names in op.outputs.items():
             for old, new in zip(names, prev.outputs[slot]):
-                rename_reads(block, old, new)
+                reads.rename(old, new)
         dead.add(id(op))
     remove_ops(block, dead)
     return len(dead)

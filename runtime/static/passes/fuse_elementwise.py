@@ -60,6 +60,9 @@ def run(program, feed_names, fetch_names, min_length=2):
             nxt[id(op)] = b
             has_prev.add(id(b))
     dead, fused = set(), 0
+    # a chain's op replaces its last op in place and the dead ones go only at the end: positions do
+    # not shift while the loop runs (``ops.index`` per chain was quadratic in the block's length)
+    pos = {id(op): k for k, op in enumerate(block.ops)}
     for op in list(block.ops):
         if inputs[id(op)] is None or id(op) in has_prev or id(op) not in nxt:
             continue
@@ -88,7 +91,7 @@ def run(program, feed_names, fetch_names, min_length=2):
         new = Operator(block, "fused_elementwise_chain", {"X": externals}, {"Out": [last.outputs["Out"][0]]},
                        lookup("fused_elementwise_chain").full_attrs({"steps": dump_steps(steps)}),
                        list(chain[0].callstack), chain[0].role)
-        block.ops[block.ops.index(last)] = new
+        block.ops[pos[id(last)]] = new
         dead.update(id(c) for c in chain[:-1])
         fused += 1
     remove_ops(block, dead)

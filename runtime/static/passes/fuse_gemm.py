@@ -30,12 +30,11 @@ def _gemm_attrs(mm, block):
     return None
 
 
-def _unchanged_between(uses, block, first, last, names):
+def _unchanged_between(uses, block, i, j, names):
+    """No op strictly between positions ``i`` and ``j`` of ``block`` writes one of ``names``."""
     if all(uses.stable(n) for n in names):
         return True
-    ops = block.ops
-    i, j = ops.index(first), ops.index(last)
-    for op in ops[i + 1:j]:
+    for op in block.ops[i + 1:j]:
         if set(op_reads_writes(op)[1]) & set(names):
             return False
     return True
@@ -45,6 +44,9 @@ def run(program, feed_names, fetch_names):
     uses = Uses(program, feed_names, fetch_names)
     block = program.global_block()
     dead, fused = set(), 0
+    # where each original op sits: a fused op replaces its last op in place and the dead ones go only
+    # at the end, so positions never shift while the loop runs (``ops.index`` per match was quadratic)
+    pos = {id(op): k for k, op in enumerate(block.ops)}
     for i, mm in enumerate(list(block.ops)):
         if mm.type not in ("matmul_v2", "mul") or id(mm) in dead:
             continue
@@ -74,11 +76,11 @@ def run(program, feed_names, fetch_names):
         # the fused op runs where ``last`` ran: its inputs must hold there what they held at the
         # matmul and the add (never rewritten, or at least not by any op in between: a loop
         # variable written by an earlier while op still qualifies)
-        if not _unchanged_between(uses, block, mm, last, (x, w, bias)):
+        if not _unchanged_between(uses, block, i, pos[id(last)], (x, w, bias)):
             continue
         op = Operator(block, "fused_gemm_epilogue", {"X": [x], "Y": [w], "Bias": [bias]}, {"Out": [out]},
                       lookup("fused_gemm_epilogue").full_attrs(attrs), list(mm.callstack), mm.role)
-        block.ops[block.ops.index(last)] = op
+        block.ops[pos[id(last)]] = op
         dead.add(id(mm))
         if last is not add:
             dead.add(id(add))

@@ -13,7 +13,7 @@ persistable or used by control flow); an intermediate XShape output must be unre
 from __future__ import annotations
 
 from ..program import VarType
-from .analysis import Uses, intermediate_outputs, remove_ops, rename_reads
+from .analysis import ReadIndex, Uses, intermediate_outputs, remove_ops
 
 
 def _var(block, n):
@@ -64,6 +64,7 @@ def run(program, feed_names, fetch_names):
     uses = Uses(program, feed_names, fetch_names)
     block = program.global_block()
     dead = set()
+    reads = ReadIndex(block)
     for op in block.ops:
         if op.type not in ("scale", "assign", "cast", "reshape2") or not _is_noop(op, uses, block):
             continue
@@ -71,7 +72,7 @@ def run(program, feed_names, fetch_names):
         out = op.outputs["Out"][0]
         if not uses.stable(src) or not uses.free(out) or any(uses.reads[n] for n in intermediate_outputs(op)):
             continue
-        rename_reads(block, out, src)
+        reads.rename(out, src)
         dead.add(id(op))
     remove_ops(block, dead)
     return len(dead)

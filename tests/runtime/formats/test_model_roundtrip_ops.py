@@ -7,6 +7,7 @@ import pytest
 import runtime
 from runtime import static
 from runtime.dispatch import run_op
+from runtime.formats.errors import ModelFormatError
 from runtime.formats.pdmodel import parse_program, serialize_program
 from runtime.ops.registry import all_ops, lookup
 from runtime.static.tensor_array import array_write, create_array
@@ -103,15 +104,23 @@ def test_every_registered_forward_op_has_a_row():
 def test_op_roundtrips_through_pdmodel(case, static_mode):
     main, feed, outs = build(case)
     fetch = [o.name for o in outs]
+    if lookup(case.op).internal:
+        # made by graph passes on compiled clones only: never written, never read
+        with pytest.raises(ValueError, match="cannot be saved"):
+            serialize_program(main, list(feed), fetch)
+        return
     data = serialize_program(main, list(feed), fetch)
+    if case.op in NOT_RUNNABLE_FROM_FILE:
+        # written as Paddle writes it, but refused on reading: the file cannot carry the function
+        with pytest.raises(ModelFormatError, match="cannot be loaded from a file"):
+            parse_program(data, "<mem>")
+        return
     loaded, feed_names, fetch_names = parse_program(data, "<mem>")
     loaded.verify()
     assert feed_names == list(feed) and fetch_names == fetch
     assert str(loaded) == expected_print(main)
     # writing the loaded program again gives the same bytes
     assert serialize_program(loaded, feed_names, fetch_names) == data
-    if case.op in NOT_RUNNABLE_FROM_FILE:
-        return
     want = _run(main, feed, fetch)
     got = _run(loaded, feed, fetch)
     assert len(want) == len(got)

@@ -11,6 +11,7 @@ from runtime.errors import UnsafePickleError
 from runtime.formats.errors import ModelFormatError, UnsafeInfoError
 from runtime.formats.pdiparams import (code_of_dtype, info_to_bytes, params_to_bytes, read_info, read_params,
                                        tensor_to_bytes)
+from runtime.formats.proto import TensorDesc
 
 FIXTURES = pathlib.Path(__file__).resolve().parents[2] / "fixtures" / "paddle-3.3.1"
 LR = FIXTURES / "linear_relu"
@@ -159,8 +160,44 @@ def test_malformed_info_pickles():
             read_info(data)
 
 
-def test_deeply_nested_info_is_checked_without_recursion():
+def test_deeply_nested_info_is_refused_without_recursion():
     n = 200000   # hand-made pickle: n nested lists under key "w" (far deeper than the recursion limit)
     data = b"\x80\x02}X\x01\x00\x00\x00w" + b"]" * n + b"a" * (n - 1) + b"s."
-    with pytest.raises(ModelFormatError, match="map a variable name to a dict"):
-        read_info(data)
+    with pytest.raises(ModelFormatError, match="m.pdiparams.info: .*nested more than 100 levels"):
+        read_info(data, "m.pdiparams.info")
+
+
+@pytest.mark.parametrize("data", [
+    b"\x80\x02]q\x00h\x00a.",                                        # [L] where L is the list itself
+    b"\x80\x02}q\x00X\x01\x00\x00\x00wq\x01]q\x02h\x02as.",         # {"w": L}, L = [L]
+    b"\x80\x02}q\x00X\x01\x00\x00\x00wh\x00s.",                       # {"w": <the dict itself>}
+])
+def test_self_referencing_info_is_refused(data):
+    # regression: walking a list that contains itself looped forever (jit.load, dy2st inspect and
+    # load_inference_model hung on a 17-byte file)
+    with pytest.raises(ModelFormatError, match="m.pdiparams.info: .*contains itself"):
+        read_info(data, "m.pdiparams.info")
+
+
+@pytest.mark.parametrize("entry,match", [({"stop_gradient": [1]}, "stop_gradient of type list"),
+                                         ({"stop_gradient": True, "structured_name": 3}, "structured_name of type int"),
+                                         ({"stop_gradient": True, "trainable": "yes"}, "trainable of type str")])
+def test_info_entry_types_are_checked(entry, match):
+    with pytest.raises(ModelFormatError, match=match):
+        read_info(pickle.dumps({"w": entry}, protocol=2), "m.pdiparams.info")
+
+
+def test_params_with_huge_dims_and_no_elements():
+    # regression: dims [0, 2**62] need no bytes, and numpy's reshape then raised a bare ValueError
+    desc = TensorDesc(data_type=5, dims=[0, 2 ** 62]).SerializeToString()
+    data = b"".join((struct.pack("<I", 0), struct.pack("<Q", 0), struct.pack("<I", 0),
+                     struct.pack("<i", len(desc)), desc))
+    with pytest.raises(ModelFormatError, match=r"p.pdiparams: parameter 'w': stored shape .*dimension above"):
+        read_params(data, [("w", 5, [-1, -1])], "p.pdiparams")
+
+
+def test_params_bool_bytes_must_be_0_or_1():
+    data = bytearray(tensor_to_bytes(np.array([True, False])))
+    data[-1] = 7
+    with pytest.raises(ModelFormatError, match="bool tensor holds bytes other than 0 and 1"):
+        read_params(bytes(data), [("b", 0, [2])], "p.pdiparams")

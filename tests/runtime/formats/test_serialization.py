@@ -175,6 +175,72 @@ def test_malicious_file_is_refused_with_path(tmp_path):
     assert not marker.exists()
 
 
+# -- hostile and corrupt files: one error type, naming the file -----------------------------------------
+
+SELF_LIST = b"\x80\x02]q\x00h\x00a."
+DEEP = b"\x80\x02" + b"]" * 200_000 + b"a" * 199_999 + b"."
+HUGE_BYTES = b"\x80\x04\x8e" + (5 << 30).to_bytes(8, "little") + b"x" * 10 + b"."
+# numpy's _reconstruct(ndarray, (2**29,), dtype('f8')) with no data: a 4 GB uninitialised array before
+UNBACKED = (b"\x80\x02cnumpy.core.multiarray\n_reconstruct\ncnumpy\nndarray\nJ\x00\x00\x00\x20\x85cnumpy\ndtype\n"
+            b"X\x02\x00\x00\x00f8\x89\x88\x87R\x87R.")
+# _codecs.encode with BUILD {"__defaults__": ...}: changed an allow-listed helper for the whole process
+DEFAULTS = (b"\x80\x02c_codecs\nencode\nN}X\x0c\x00\x00\x00__defaults__X\x05\x00\x00\x00rot13X\x06\x00\x00\x00"
+            b"strict\x86s\x86b.")
+# complex(2**2000): OverflowError escaped the loader's wrapper
+OVERFLOW = b"\x80\x02c__builtin__\ncomplex\n\x8a\xfb" + (2 ** 2000).to_bytes(251, "little") + b"\x85R."
+
+
+@pytest.mark.parametrize("data,match", [(SELF_LIST, "contains itself"), (DEEP, "nested more than"),
+                                        (HUGE_BYTES, "bytes left"), (UNBACKED, "placeholder"),
+                                        (DEFAULTS, "refusing BUILD"), (OVERFLOW, "not a number"),
+                                        (pickle.dumps(np.array([1, None], dtype=object)), "object")])
+def test_hostile_files_raise_model_format_error_naming_the_file(tmp_path, data, match):
+    from runtime.formats.errors import ModelFormatError
+    path = tmp_path / "hostile.pdparams"
+    path.write_bytes(data)
+    with pytest.raises(ModelFormatError, match=match) as e:
+        load(str(path))
+    assert str(e.value).startswith(str(path) + ": ")
+    with open(path, "rb") as f:       # a file object: the error names it too
+        with pytest.raises(ModelFormatError, match="hostile.pdparams"):
+            load(f)
+
+
+def test_one_base_class_catches_every_load_failure(tmp_path):
+    from runtime.formats.errors import ModelFormatError
+    assert issubclass(UnsafePickleError, ModelFormatError) and issubclass(ModelFormatError, ValueError)
+    (tmp_path / "locked.pdparams").write_bytes(b"")
+    for p in (tmp_path / "nope.pdparams", tmp_path, tmp_path / "locked.pdparams"):
+        with pytest.raises(ModelFormatError, match=str(p)):
+            load(str(p))
+
+
+def test_arrays_a_tensor_cannot_hold_need_return_numpy(tmp_path):
+    path = tmp_path / "s.pd"
+    with open(path, "wb") as f:
+        pickle.dump({"names": np.array(["a", "bc"]), "be": np.arange(3, dtype=">f4")}, f, protocol=2)
+    from runtime.formats.errors import ModelFormatError
+    with pytest.raises(ModelFormatError, match="s.pd: .*dtype <U2, which a Tensor cannot hold.*return_numpy=True"):
+        load(str(path))
+    got = load(str(path), return_numpy=True)
+    assert got["names"].tolist() == ["a", "bc"] and got["be"].tolist() == [0.0, 1.0, 2.0]
+    with open(path, "wb") as f:     # protocol 5 keeps the byte order (numpy's own state swaps it)
+        pickle.dump({"be": np.arange(3, dtype=">f4")}, f, protocol=5)
+    assert load(str(path), return_numpy=True)["be"].dtype == np.dtype(">f4")
+    t = load(str(path))["be"]     # big-endian data comes back as a native float32 Tensor
+    assert isinstance(t, Tensor) and t.numpy().dtype == np.float32 and t.numpy().tolist() == [0.0, 1.0, 2.0]
+
+
+def test_the_defaults_of_allowed_helpers_stay_unchanged(tmp_path):
+    import codecs
+    path = tmp_path / "d.pdparams"
+    path.write_bytes(DEFAULTS)
+    with pytest.raises(UnsafePickleError):
+        load(str(path))
+    path.write_bytes(pickle.dumps(b"bytes", protocol=2))     # _codecs.encode(text, 'latin1') still works
+    assert load(str(path)) == b"bytes" and codecs.encode("x", "latin1") == b"x"
+
+
 # -- interop with real PaddlePaddle (skipped when it is not importable) -------------------------------
 
 def _paddle_python():

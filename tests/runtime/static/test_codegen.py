@@ -39,8 +39,8 @@ def test_generated_code_is_readable():
     src = Executor(backend="compiled").code(main, ["x"], [idx, s])
     print(src)
     assert src.startswith("def run_program_")
-    assert "fc_0_w_0 = S['fc_0.w_0']" in src          # sanitized local, loaded from the scope
-    assert "x = feed['x']" in src
+    assert "fc_0_w_0 = S[name_fc_0_w_0]" in src        # sanitized local, loaded from the scope
+    assert "x = feed[name_x]" in src                   # names are constants passed in, never text
     assert f"matmul_v2(x, fc_0_w_0)" in src
     assert "relu(" in src and "reduce_sum(" in src
     assert f", {idx.name} = top_k_v2(" in src           # multi-output unpacking
@@ -209,7 +209,7 @@ def test_persistable_written_in_branch_keeps_scope_value_when_not_taken():
         static.nn.cond(paddle.sum(x) > 0, t)
     main.verify()
     src = Executor(backend="compiled").code(main, ["x"], [])
-    assert "last = S.get('last', _UNSET)" in src and "if last is not _UNSET: S['last'] = last" in src
+    assert "last = S.get(name_last, _UNSET)" in src and "if last is not _UNSET: S[name_last] = last" in src
     for backend in ("compiled", "interpreter"):
         scope = static.Scope()
         exe = Executor(backend=backend)

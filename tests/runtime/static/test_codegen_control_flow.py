@@ -246,7 +246,7 @@ def test_constant_written_to_a_persistable():
     main, startup, (y, g, h) = build(f)
     src = source(main, ["x"], [y])
     assert f"g_acc = {'const_' + c_name[0]}.copy()" in src       # the assign copies the shared constant
-    assert "h_acc = const_fill_constant" in src and "S['h_acc'] = h_acc" in src
+    assert "h_acc = const_fill_constant" in src and "S[name_h_acc] = h_acc" in src
     scope = static.Scope()
     with static.scope_guard(scope):
         exe = Executor(backend="compiled")

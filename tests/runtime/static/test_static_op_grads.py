@@ -10,7 +10,7 @@ from runtime.ops.registry import lookup
 from runtime.static.backward import append_backward, gradients
 from runtime.tensor import Tensor
 
-from ..ops.op_harness import _as_tuple, _grad_slots, _np, _ordered_inputs, run_forward
+from ..ops.op_harness import _as_tuple, _grad_slots, _np, _ordered_inputs, loss_weight, run_forward
 from ..ops.test_op_table import CASES
 
 # case id -> why its op cannot be checked statically yet (each entry is a bug to fix)
@@ -48,8 +48,8 @@ def _eager(case, rng):
     for sl, o in zip(vis, outs):
         slot_of.extend([sl.name] * (len(o) if isinstance(o, list) else 1))
     inplace = opdef.inplace or {}
-    weights = [None if t is None or t.stop_gradient or t.numpy().dtype.kind != "f" or sl in inplace
-               else rng.standard_normal(t.numpy().shape) for t, sl in zip(flat, slot_of)]
+    weights = [None if t is None or t.stop_gradient or sl in inplace else loss_weight(rng, t.numpy())
+               for t, sl in zip(flat, slot_of)]
     names = list(lookup(case.op).input_names)
     targets = []
     for s in _grad_slots(case):
@@ -59,6 +59,16 @@ def _eager(case, rng):
     grads = runtime.grad([t for t, _ in used], targets, [Tensor(w.astype(t.numpy().dtype)) for t, w in used],
                          allow_unused=True)
     return [None if t is None else _np(t) for t in flat], weights, [None if g is None else g.numpy() for g in grads]
+
+
+def _weighted(o, w):
+    """o * w, or Re(o) Re(w) + Im(o) Im(w) for a complex output: the real loss whose gradient is the
+    eager one's (the eager side passes w as the output gradient, Paddle's dL/dRe + i dL/dIm)."""
+    if w.dtype.kind == "c":
+        rd = np.float32 if o.dtype.np == np.complex64 else np.float64
+        return run_op("elementwise_add", run_op("elementwise_mul", run_op("real", o), w.real.astype(rd)),
+                      run_op("elementwise_mul", run_op("imag", o), w.imag.astype(rd)))
+    return run_op("elementwise_mul", o, w.astype(o.dtype.np))
 
 
 def _static(case, weights, use_append_backward):
@@ -84,8 +94,7 @@ def _static(case, weights, use_append_backward):
                 vs.append(d)
             args.append(vs if isinstance(v, list) else vs[0])
         outs = _flat(_as_tuple(run_op(case.op, *args, **case.attrs)))
-        terms = [run_op("reduce_sum", run_op("elementwise_mul", o, w.astype(o.dtype.np)), reduce_all=True)
-                 for o, w in zip(outs, weights) if w is not None]
+        terms = [run_op("reduce_sum", _weighted(o, w), reduce_all=True) for o, w in zip(outs, weights) if w is not None]
         loss = terms[0] if len(terms) == 1 else run_op("sum", terms)
         if use_append_backward:
             pairs = dict((p.name, g) for p, g in append_backward(loss, parameter_list=targets))
