@@ -3,8 +3,10 @@
 ``save`` converts the Layer (or function) with to_static, traces the eval-mode Program for
 the input specs, prunes it to the outputs (inference copy, ``is_test`` on), and writes
 ``path.pdmodel`` / ``path.pdiparams`` / ``path.pdiparams.info`` atomically through
-`runtime.formats.model_io` — files real PaddlePaddle loads. ``load`` reads ours or real
-Paddle's files into a `TranslatedLayer`.
+`runtime.formats.model_io` — files real PaddlePaddle loads. With
+``paddle.set_flags({"FLAGS_enable_pir_api": True})`` (or ``legacy_format=False``) it writes Paddle 3's
+default format instead: ``path.json`` (PIR program) + ``path.pdiparams``, which Paddle 3 loads with
+default settings. ``load`` reads ours or real Paddle's files, in either format, into a `TranslatedLayer`.
 """
 from __future__ import annotations
 
@@ -13,6 +15,7 @@ import warnings
 
 import numpy as np
 
+from runtime.formats.errors import ModelFormatError
 from runtime.formats.model_io import default_info, load_model, save_model
 from runtime.nn.layer.layers import Layer
 from runtime.static.input_spec import InputSpec
@@ -52,16 +55,33 @@ def _specs(input_spec):
     return out
 
 
+def save_format(configs, api="jit.save"):
+    """"pir" or "pdmodel": ``legacy_format`` when given (Paddle's option of save_inference_model), else
+    ``FLAGS_enable_pir_api`` (`paddle.set_flags`), whose dy2st default is the legacy format."""
+    legacy = configs.pop("legacy_format", None)
+    if legacy is None:
+        from runtime.flags import pir_format_enabled
+        return "pir" if pir_format_enabled() else "pdmodel"
+    if not isinstance(legacy, bool):
+        raise TypeError(f"{api}: legacy_format must be True or False, got {legacy!r}")
+    return "pdmodel" if legacy else "pir"
+
+
 def save(layer, path, input_spec=None, output_spec=None, **configs):
-    """Save ``layer`` (a Layer, a StaticFunction, a function, or a loaded TranslatedLayer) for inference."""
+    """Save ``layer`` (a Layer, a StaticFunction, a function, or a loaded TranslatedLayer) for inference.
+
+    ``legacy_format=False`` (or ``paddle.set_flags({"FLAGS_enable_pir_api": True})``) writes Paddle 3's
+    PIR format (``path.json`` + ``path.pdiparams``); the default is ``.pdmodel`` / ``.pdiparams`` /
+    ``.pdiparams.info``."""
     prefix = _check_path(path)
+    fmt = save_format(configs)
     if isinstance(layer, TranslatedLayer):
         program, feeds, fetches, values = layer._export()
-        save_model(prefix, program, feeds, fetches, values)
+        save_model(prefix, program, feeds, fetches, values, format=fmt)
         return
     program, feed_names, fetch_names, values, structured = inference_program(layer, input_spec, output_spec,
                                                                              "jit.save")
-    save_model(prefix, program, feed_names, fetch_names, values, info=default_info(program, structured))
+    save_model(prefix, program, feed_names, fetch_names, values, info=default_info(program, structured), format=fmt)
 
 
 def inference_program(layer, input_spec=None, output_spec=None, api="jit.save"):
@@ -130,7 +150,17 @@ def _select_outputs(cp, output_spec):
 
 
 def load(path, **configs):
-    """Load ``path.pdmodel`` / ``.pdiparams`` (ours or real Paddle's) as a `TranslatedLayer`."""
+    """Load ``path.pdmodel`` / ``.pdiparams`` or Paddle 3's ``path.json`` / ``.pdiparams`` (ours or real
+    Paddle's) as a `TranslatedLayer`.
+
+    Every failure to read the files is a `ModelFormatError` naming the file, whatever they hold."""
     prefix = os.fspath(path)
     loaded = load_model(prefix)
-    return TranslatedLayer(loaded, prefix)
+    try:
+        return TranslatedLayer(loaded, prefix)
+    except ModelFormatError:
+        raise
+    except Exception as e:   # the files parsed and checked, but their program cannot back a layer
+        from runtime.formats.model_io import program_path
+        raise ModelFormatError(f"cannot build a layer from the model ({type(e).__name__}: {str(e)[:300]})",
+                               program_path(prefix)) from e

@@ -1,5 +1,8 @@
 """`TranslatedLayer`: a model loaded by ``paddle.jit.load``, runnable and fine-tunable.
 
+The model may come from a ``.pdmodel`` or from Paddle 3's PIR ``.json`` (`runtime.formats.pir_json`
+translates it to the same kind of Program), so everything below works the same for both.
+
 It owns the loaded inference Program and one eager `Parameter` per persistable variable
 (registered as ``param_0, param_1, ...`` in variable-name order, as Paddle's TranslatedLayer
 does; each keeps the variable's name). Calls run the Program through a `PartialProgram`, so
@@ -30,7 +33,9 @@ class TranslatedLayer(Layer):
         for name, v in zip(self._feed_names, self._feed_vars):
             if v is None:
                 from runtime.formats.errors import ModelFormatError
-                raise ModelFormatError(f"the model's input '{name}' is not declared in its program", path)
+                from runtime.formats.model_io import program_path
+                raise ModelFormatError(f"the model's input '{name}' is not declared in its program",
+                                       program_path(path) if path is not None else None)
         self._tensors = {}
         for k, name in enumerate(sorted(loaded.params)):
             var = gb.vars.get(name)
