@@ -88,7 +88,8 @@ _SCALE_FORMS = {
 
 def _scale_form(op_type, self, other, reverse):
     forms = _SCALE_FORMS.get(op_type)
-    if forms is None or not _is_scalar(other) or self.dtype.np.kind != "f":
+    # complex tensors too: Paddle's static programs hold a scale op for ``z * 2.0`` as for floats
+    if forms is None or not _is_scalar(other) or self.dtype.np.kind not in "fc":
         return None
     return forms[1 if reverse else 0](float(other))
 

@@ -76,10 +76,15 @@ def _sub_grad(x, y, d):
 
 
 def _mul_grad(x, y, d):
+    if x.dtype.kind == "c":   # Paddle's complex grads (dL/dRe + i dL/dIm) take the other factor's conjugate
+        return d * np.conj(y), d * np.conj(x)
     return d * y, d * x
 
 
 def _div_grad(x, y, out, d):
+    if x.dtype.kind == "c":
+        gx = d / np.conj(y)
+        return gx, -gx * np.conj(out)
     gx = d / y
     return gx, -gx * out
 
@@ -155,6 +160,9 @@ for _name, _fn, _g, _needs in (
         def _gkernel(x, y, *rest, axis=-1, _g=_g, _name=_name):
             xa, ya = align(*promote_arrays(_name, x, y), axis)
             gx, gy = _g(xa, ya, *rest)
+            if xa.dtype.kind == "c":   # a real operand of a complex op gets the real part of its gradient
+                gx = gx.real if x.dtype.kind != "c" else gx
+                gy = gy.real if y.dtype.kind != "c" else gy
             return _grad_pair(x, y, rest[-1], axis, gx, gy)
         grad_op(_name, list(_needs) + ["Out@GRAD"], ["X@GRAD", "Y@GRAD"], _gkernel,
                 differentiable=("Out@GRAD",) if _name == "elementwise_add" else ())
@@ -186,6 +194,10 @@ def _add_grad_grad(ctx, ddx, ddy):
     return None, None, acc
 
 
+def _is_complex(*ts):
+    return any(t.dtype.np.kind == "c" for t in ts)
+
+
 def _composite(op_type):
     from ..dispatch import run_op
 
@@ -195,6 +207,8 @@ def _composite(op_type):
             return _sum_to(ctx, dout, dout)
         if op_type == "elementwise_sub":
             return _sum_to(ctx, dout, run_op("scale", dout, scale=-1.0))
+        if op_type in ("elementwise_mul", "elementwise_div") and _is_complex(x, y, dout):
+            x, y = run_op("conj", x), run_op("conj", y)   # Paddle's complex grads conjugate (see _mul_grad)
         if op_type == "elementwise_mul":
             return _sum_to(ctx, run_op("elementwise_mul", dout, y), run_op("elementwise_mul", dout, x))
         if op_type == "elementwise_div":

@@ -86,12 +86,23 @@ def _round(x, decimals=0, **_):
     return np.round(x, decimals)
 
 
-def _g(f):
-    """Wrap a grad formula so 1/0 at the edge of a domain gives inf/nan like Paddle, silently."""
+def _g(f, holomorphic=True):
+    """Wrap a grad formula so 1/0 at the edge of a domain gives inf/nan like Paddle, silently.
+
+    For complex inputs Paddle's gradient (dL/dRe + i dL/dIm) of a holomorphic function is
+    dout * conj(f'(x)); every formula is linear in dout, so that is conj(formula(x, conj(dout))).
+    abs, which is not holomorphic, gives its complex gradient directly and opts out."""
     def kernel(v, dout, **_):
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            if holomorphic and v.dtype.kind == "c":
+                return np.conj(f(v, np.conj(dout)))
             return f(v, dout)
     return kernel
+
+
+def _abs_meta(x, *_, **__):
+    d = np.dtype(x.dtype)
+    return Meta(tuple(x.shape), np.dtype(np.float32 if d == np.complex64 else np.float64) if d.kind == "c" else d)
 
 
 # (type, forward kernel, grad kernel, which forward value the grad reads, infer_meta)
@@ -101,7 +112,8 @@ _UNARY = [
     ("sqrt", _float_fn(np.sqrt), _g(lambda out, d: d * 0.5 / out), "Out", float_meta),
     ("rsqrt", _float_fn(_rsqrt), _g(lambda out, d: d * (-0.5) * out * out * out), "Out", float_meta),
     ("square", lambda x, **_: np.square(x), _g(lambda x, d: d * 2 * x), "X", same_as_x),
-    ("abs", lambda x, **_: np.abs(x), _g(lambda x, d: d * np.sign(x)), "X", same_as_x),
+    # complex abs is real; its grad d * x/|x| (numpy's complex sign) is complex, as Paddle's
+    ("abs", lambda x, **_: np.abs(x), _g(lambda x, d: d * np.sign(x), holomorphic=False), "X", _abs_meta),
     ("sin", _float_fn(np.sin), _g(lambda x, d: d * np.cos(x)), "X", float_meta),
     ("cos", _float_fn(np.cos), _g(lambda x, d: -d * np.sin(x)), "X", float_meta),
     ("tan", _float_fn(np.tan), _g(lambda out, d: d * (1 + out * out)), "Out", float_meta),
@@ -291,6 +303,8 @@ def _matmul_grad(x, y, dout, trans_x=False, trans_y=False, **_):
     ty = trans_y and y.ndim >= 2
     a = _swap(x2) if tx else x2
     b = _swap(y2) if ty else y2
+    if a.dtype.kind == "c" or b.dtype.kind == "c":
+        a, b = np.conj(a), np.conj(b)   # Paddle's complex grads: d @ b^H and a^H @ d
     da = np.matmul(d, _swap(b))
     db = np.matmul(_swap(a), d)
     dx = _swap(da) if tx else da

@@ -157,3 +157,42 @@ def assert_outputs_match(got, want, what, rtol=1e-5, atol=1e-6):
         g = np.asarray(g, dtype=w.dtype)
         assert g.shape == w.shape, f"{what}: output {k} has shape {g.shape}, expected {w.shape}"
         np.testing.assert_allclose(g, w, rtol=rtol, atol=atol, err_msg=f"{what}: output {k}")
+
+
+def differential(code, paddle_main, workdir, label):
+    """Run ``code`` + ``paddle_main`` under real Paddle (it saves ``paddle_out.npz`` and ``dtypes.json``)
+    and ``code``'s ``compute(dy2st)`` here: (ours, theirs, Paddle's dtype names)."""
+    proc = run_paddle(code + paddle_main, workdir)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    theirs = dict(np.load(workdir / "paddle_out.npz", allow_pickle=False))
+    dtypes = json.loads((workdir / "dtypes.json").read_text())
+    import dy2st
+    ns = {}
+    exec(compile(code, f"<{label} interop code>", "exec"), ns)
+    return ns["compute"](dy2st), theirs, dtypes
+
+
+def differences(ours, theirs, dtypes, tolerant=None, double_tol=1e-9):
+    """Lines describing each result of ``ours`` that differs from Paddle's in shape, dtype or value
+    (``err.*`` keys hold error texts: the exception type must match)."""
+    tolerant = tolerant or {}
+    bad = []
+    for k in sorted(theirs):
+        a, b = np.asarray(ours[k]), theirs[k]
+        if k.startswith("err."):
+            if str(b).split(",")[0] not in str(a).split(","):
+                bad.append(f"{k}: raised {str(a).split(',')[0]}, Paddle raises {str(b).split(',')[0]}")
+            continue
+        if a.shape != b.shape:
+            bad.append(f"{k}: shape {a.shape} vs Paddle {b.shape}")
+            continue
+        if str(a.dtype) != dtypes[k]:
+            bad.append(f"{k}: dtype {a.dtype} vs Paddle {dtypes[k]}")
+            continue
+        if b.dtype.kind in "fc":
+            tol = tolerant.get(k, 1e-4 if b.dtype in (np.float32, np.complex64) else double_tol)
+            if not np.allclose(a, b, rtol=tol, atol=tol, equal_nan=True):
+                bad.append(f"{k}: values differ, max |diff| {np.max(np.abs(a - b))}")
+        elif not np.array_equal(a, b):
+            bad.append(f"{k}: {a.tolist()} vs Paddle {b.tolist()}")
+    return bad

@@ -4,6 +4,9 @@ For each row, `check_case` verifies
   1. the eager kernel (through `run_op`) against an independent numpy reference,
   2. ``infer_meta`` against the real output shape and dtype,
   3. the gradient (through the eager tape) against central finite differences in float64.
+Complex tensors follow Paddle's convention: a complex output's loss weight w is complex and the
+loss is sum(Re(out) Re(w) + Im(out) Im(w)); a complex input (grad-checked only when the row lists
+it in ``grad``) gets the gradient dL/dRe + i dL/dIm, which the differences measure part by part.
 Rows live in ``cases_<family>.py`` modules as a list named ``CASES``;
 ``test_op_table.py`` collects them all and fails when a registered op has no row.
 """
@@ -157,6 +160,24 @@ def _grad_slots(case):
     return slots
 
 
+def loss_weight(rng, value):
+    """A random loss weight for an output: real for float outputs, complex for complex ones, else None."""
+    kind = value.dtype.kind
+    if kind == "f":
+        return rng.standard_normal(value.shape)
+    if kind == "c":
+        return rng.standard_normal(value.shape) + 1j * rng.standard_normal(value.shape)
+    return None
+
+
+def weighted_sum(value, weight):
+    """sum(value * weight) for real outputs, sum(Re(value) Re(w) + Im(value) Im(w)) for complex ones."""
+    value = np.asarray(value)
+    if value.dtype.kind == "c":
+        return float(np.sum(value.real * weight.real + value.imag * weight.imag))
+    return float(np.sum(np.asarray(value, dtype=np.float64) * weight))
+
+
 def check_grad(case, rng=None):
     """Analytic (tape) gradient of sum(w_i * out_i) against central differences, in float64."""
     opdef = lookup(case.op)
@@ -166,16 +187,17 @@ def check_grad(case, rng=None):
     rng = rng or np.random.default_rng(0)
     for s in slots:
         for a in (case.inputs[s] if isinstance(case.inputs[s], list) else [case.inputs[s]]):
-            assert np.asarray(a).dtype == np.float64, f"{case.id}: grad-checked input {s} must be float64"
+            assert np.asarray(a).dtype in (np.float64, np.complex128), \
+                f"{case.id}: grad-checked input {s} must be float64 or complex128"
     ins, outs = run_forward(case, stop_gradient=False)
     weights = []
     for o in outs:
         if o is None:
             weights.append(None)
         elif isinstance(o, list):
-            weights.append([rng.standard_normal(t.numpy().shape) if t.numpy().dtype.kind == "f" else None for t in o])
+            weights.append([loss_weight(rng, t.numpy()) for t in o])
         else:
-            weights.append(rng.standard_normal(o.numpy().shape) if o.numpy().dtype.kind == "f" else None)
+            weights.append(loss_weight(rng, o.numpy()))
     flat_outs, flat_w = [], []
     for o, w in zip(outs, weights):
         for t, ww in (zip(o, w) if isinstance(o, list) else [(o, w)]):
@@ -196,7 +218,7 @@ def check_grad(case, rng=None):
         for o, w in zip(out, weights):
             for t, ww in (zip(o, w) if isinstance(o, list) else [(o, w)]):
                 if t is not None and ww is not None:
-                    total += float(np.sum(np.asarray(t, dtype=np.float64) * ww))
+                    total += weighted_sum(t, ww)
         return total
 
     # C-contiguous copies: the perturbation below writes through reshape(-1), which must be a view
@@ -207,16 +229,19 @@ def check_grad(case, rng=None):
         pos = names.index(s)
         arrs = base[pos] if isinstance(base[pos], list) else [base[pos]]
         for j, arr in enumerate(arrs):
-            num = np.zeros_like(arr, dtype=np.float64)
+            num = np.zeros_like(arr, dtype=np.complex128 if arr.dtype.kind == "c" else np.float64)
             flat = arr.reshape(-1)
+            # a complex entry is two real variables: dL/dRe + i dL/dIm
+            units = (1.0, 1j) if arr.dtype.kind == "c" else (1.0,)
             for idx in range(flat.size):
                 old = flat[idx]
-                flat[idx] = old + case.eps
-                up = loss(base)
-                flat[idx] = old - case.eps
-                down = loss(base)
-                flat[idx] = old
-                num.reshape(-1)[idx] = (up - down) / (2 * case.eps)
+                for unit in units:
+                    flat[idx] = old + case.eps * unit
+                    up = loss(base)
+                    flat[idx] = old - case.eps * unit
+                    down = loss(base)
+                    flat[idx] = old
+                    num.reshape(-1)[idx] += (up - down) / (2 * case.eps) * unit
             got = analytic[k]
             got = np.zeros_like(num) if got is None else got.numpy()
             np.testing.assert_allclose(got, num, rtol=case.grad_rtol, atol=case.grad_atol,
