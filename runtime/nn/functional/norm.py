@@ -35,11 +35,23 @@ def batch_norm(x, running_mean, running_var, weight=None, bias=None, training=Fa
     if c != -1 and running_mean.shape and running_mean.shape[0] not in (-1, c):
         raise ValueError(f"batch_norm: running_mean has {running_mean.shape[0]} entries but x has {c} channels "
                          f"(shape {list(x.shape)}, data_format {data_format})")
+    return _batch_norm_op(x, running_mean, running_var, weight, bias, not training, momentum, epsilon, layout,
+                          use_global_stats, trainable_statistics)
+
+
+def _batch_norm_op(x, running_mean, running_var, weight, bias, is_test, momentum, epsilon, layout,
+                   use_global_stats, trainable_statistics):
+    """The batch_norm op with its flags given as Paddle's kernel takes them.
+
+    F.batch_norm derives the flags from ``training``/``use_global_stats``; the legacy
+    ``nn.BatchNorm`` layer passes its own (``trainable_statistics`` defaults to False there,
+    so eval mode uses the running statistics), as Paddle's layer calls the op directly."""
     y, mean_out, var_out = run_op(
         "batch_norm", x, weight, bias, running_mean, running_var, None,
-        is_test=not training, momentum=float(momentum), epsilon=float(epsilon), data_layout=layout,
+        is_test=bool(is_test), momentum=float(momentum), epsilon=float(epsilon), data_layout=layout,
         use_global_stats=bool(use_global_stats), trainable_statistics=bool(trainable_statistics))
-    uses_running = (not training and not trainable_statistics) or use_global_stats
+    # the op's own rule (ops/norm.py _bn_mode): the running statistics are read, not updated
+    uses_running = (is_test and not trainable_statistics) or use_global_stats
     if not uses_running and not state.static:
         _write_back(running_mean, mean_out)
         _write_back(running_var, var_out)

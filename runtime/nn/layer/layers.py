@@ -133,7 +133,18 @@ class Layer:
             return self.forward(*inputs, **kwargs)
         return self._call_with_hooks(inputs, kwargs)
 
-    def _call_with_hooks(self, inputs, kwargs):
+    def _call_with_forward(self, forward, inputs, kwargs):
+        """``__call__`` (build, hooks) running ``forward`` in place of ``self.forward``: how to_static runs
+        a sublayer's converted forward without assigning it on the instance, which other threads may be
+        calling or tracing at the same time."""
+        if not self._built:
+            self._build_once(*inputs, **kwargs)
+            self._built = True
+        if not self._forward_pre_hooks and not self._forward_post_hooks:
+            return forward(*inputs, **kwargs)
+        return self._call_with_hooks(inputs, kwargs, forward)
+
+    def _call_with_hooks(self, inputs, kwargs, forward=None):
         for hook_id, hook in list(self._forward_pre_hooks.items()):
             if self._forward_pre_hooks_with_kwargs_flag.get(hook_id):
                 result = hook(self, inputs, kwargs)
@@ -149,7 +160,7 @@ class Layer:
                     inputs = result if isinstance(result, tuple) else (result,)
         called = set()
         try:
-            outputs = self.forward(*inputs, **kwargs)
+            outputs = (self.forward if forward is None else forward)(*inputs, **kwargs)
             for hook_id, hook in list(self._forward_post_hooks.items()):
                 called.add(hook_id)
                 if self._forward_post_hooks_with_kwargs_flag.get(hook_id):

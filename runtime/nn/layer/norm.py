@@ -13,7 +13,9 @@ import numbers
 import numpy as np
 
 from ...dtype import get_default_dtype
+from ...framework import state
 from .. import functional as F
+from ..functional.norm import _batch_norm_op
 from ..initializer import Constant
 from ..param_attr import ParamAttr
 from .layers import Layer
@@ -166,9 +168,16 @@ class BatchNorm(Layer):
         self._trainable_statistics = trainable_statistics
 
     def forward(self, input):
-        out = F.batch_norm(input, self._mean, self._variance, weight=self.weight, bias=self.bias,
-                           training=self.training, momentum=self._momentum, epsilon=self._epsilon,
-                           data_format=self._data_layout, use_global_stats=self._use_global_stats)
+        # Paddle's layer calls the op itself with is_test = not training and its own
+        # trainable_statistics (False by default): going through F.batch_norm with
+        # use_global_stats=False would turn trainable_statistics on and normalise eval
+        # batches with their own statistics. In a static program Paddle reads the
+        # constructor's is_test instead; honouring either keeps eval-mode tracing and
+        # static scripts that pass is_test=True on the running statistics.
+        is_test = not self.training or (self._is_test and state.static)
+        out = _batch_norm_op(input, self._mean, self._variance, self.weight, self.bias, is_test,
+                             self._momentum, self._epsilon, self._data_layout, self._use_global_stats,
+                             self._trainable_statistics)
         if self._act is None:
             return out
         act = getattr(F, self._act, None)

@@ -344,6 +344,57 @@ def test_legacy_batch_norm_with_act():
     assert [n for n, _ in bn.named_parameters()] == ["weight", "bias", "_mean", "_variance"]
 
 
+def test_legacy_batch_norm_eval_uses_running_statistics():
+    # Paddle's legacy layer runs the op with is_test = not training and trainable_statistics=False:
+    # eval normalises with _mean/_variance (and leaves them alone), train with the batch's statistics
+    bn = nn.BatchNorm(3)
+    mean, var = randn(3), np.abs(randn(3)) + 0.5
+    bn._mean.set_value(mean)
+    bn._variance.set_value(var)
+    x = randn(4, 3, 2, 2)
+    bn.eval()
+    ref = (x - mean[None, :, None, None]) / np.sqrt(var[None, :, None, None] + 1e-5)
+    np.testing.assert_allclose(bn(T(x)).numpy(), ref, rtol=1e-5, atol=1e-5)
+    np.testing.assert_array_equal(bn._mean.numpy(), mean)
+    bn.train()
+    batch = (x - x.mean((0, 2, 3))[None, :, None, None]) / np.sqrt(x.var((0, 2, 3))[None, :, None, None] + 1e-5)
+    np.testing.assert_allclose(bn(T(x)).numpy(), batch, rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(bn._mean.numpy(), 0.9 * mean + 0.1 * x.mean((0, 2, 3)), rtol=1e-5, atol=1e-6)
+    # trainable_statistics=True keeps batch statistics in eval, as Paddle's op does
+    bn_t = nn.BatchNorm(3, trainable_statistics=True)
+    bn_t.eval()
+    np.testing.assert_allclose(bn_t(T(x)).numpy(), batch, rtol=1e-4, atol=1e-5)
+
+
+def test_legacy_batch_norm_static_op_attrs():
+    # the saved op must carry trainable_statistics=False (Paddle's predictor refuses True with is_test)
+    bn = nn.BatchNorm(3)
+    bn.eval()
+    main = paddle.static.Program()
+    paddle.enable_static()
+    try:
+        with paddle.static.program_guard(main, paddle.static.Program()):
+            x = paddle.static.data("x", [None, 3, 2, 2], "float32")
+            bn(x)
+    finally:
+        paddle.disable_static()
+    op = [o for o in main.global_block().ops if o.type == "batch_norm"][0]
+    assert op.attr("is_test") is True and op.attr("trainable_statistics") is False
+    # in a static program the constructor's is_test counts too (Paddle's static branch reads it)
+    for is_test, training, want in ((True, True, True), (False, True, False)):
+        bn = nn.BatchNorm(3, is_test=is_test)
+        bn.train() if training else bn.eval()
+        main = paddle.static.Program()
+        paddle.enable_static()
+        try:
+            with paddle.static.program_guard(main, paddle.static.Program()):
+                bn(paddle.static.data("x", [None, 3, 2, 2], "float32"))
+        finally:
+            paddle.disable_static()
+        op = [o for o in main.global_block().ops if o.type == "batch_norm"][0]
+        assert op.attr("is_test") is want
+
+
 def test_layer_norm_forward_and_grads():
     ln = nn.LayerNorm([3, 4])
     w, b = randn(12), randn(12)
