@@ -19,11 +19,16 @@ from runtime.dtype import DType as dtype  # noqa: E402  (paddle.dtype is the dty
 __version__ = "0.1.0"
 
 # Paddle's public submodules, importable as `dy2st.nn`, `dy2st.nn.functional`, ... so that
-# `import dy2st.nn.functional as F` and `from dy2st.io import DataLoader` work.
+# `import dy2st.nn.functional as F` and `from dy2st.io import DataLoader` work. These are aliases
+# (sys.modules entries for runtime's packages); a path that needs submodules of its own that runtime
+# does not have is a package under dy2st/ instead (static, jit, base, framework, tensor, utils: below).
 _PUBLIC_SUBMODULES = (
     "nn", "nn.functional", "nn.initializer", "optimizer", "optimizer.lr", "io",
     "vision", "vision.datasets", "vision.transforms", "metric", "regularizer",
-    "autograd", "device", "static", "utils", "utils.unique_name", "linalg",
+    "autograd", "device", "linalg", "fft", "signal",
+    "utils.download", "vision.ops", "vision.models", "vision.models._utils",
+    *("vision.models." + m for m in ("alexnet", "densenet", "googlenet", "inceptionv3", "lenet", "mobilenetv1",
+                                     "mobilenetv2", "mobilenetv3", "resnet", "shufflenetv2", "squeezenet", "vgg")),
 )
 
 
@@ -45,3 +50,14 @@ _alias_submodules()
 # runtime.onnx package copied in above whenever runtime.onnx was imported before dy2st
 jit = _importlib.import_module(__name__ + ".jit")
 onnx = _importlib.import_module(__name__ + ".onnx")
+
+# Paddle's module paths that are modules of their own here (they re-export runtime). Imported
+# eagerly so the attribute is the module: runtime's namespace copied above holds runtime.framework
+# and runtime.tensor under the same names
+base = _importlib.import_module(__name__ + ".base")
+framework = _importlib.import_module(__name__ + ".framework")
+tensor = _importlib.import_module(__name__ + ".tensor")
+static = _importlib.import_module(__name__ + ".static")
+utils = _importlib.import_module(__name__ + ".utils")
+pir_utils = _importlib.import_module(__name__ + ".pir_utils")
+core = base.core   # ``from paddle import core``

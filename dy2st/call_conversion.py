@@ -20,6 +20,8 @@ import types
 
 from runtime.static.program import Variable
 
+from . import mutation_log
+
 _BUILTIN_MODULE_PREFIXES = ("runtime", "dy2st", "numpy", "builtins", "gast", "astor", "functools", "itertools",
                             "collections", "typing", "abc", "math", "copy", "re", "os", "sys", "inspect", "warnings",
                             "contextlib", "logging", "enum", "dataclasses", "random", "_", "paddle", "torch", "scipy")
@@ -72,6 +74,8 @@ def Call(f):
         conv = None
     if conv is not None:
         return conv
+    if type(f) is types.BuiltinMethodType and type(f.__self__) in (list, dict) and f.__name__ in _MUTATORS:
+        return _recorded(f)
     from .static_function import StaticFunction
     if isinstance(f, StaticFunction):
         # a to_static function called from converted code: inline its converted body
@@ -107,6 +111,18 @@ def Call(f):
     return f
 
 
+# list / dict methods that change the container in place (see mutation_log)
+_MUTATORS = frozenset({"append", "extend", "insert", "pop", "remove", "clear", "sort", "reverse", "update",
+                       "setdefault", "popitem", "__setitem__", "__delitem__", "__iadd__", "__imul__"})
+
+
+def _recorded(method):
+    def call(*args, **kwargs):
+        mutation_log.record(method.__self__)
+        return method(*args, **kwargs)
+    return call
+
+
 def _library_function(f):
     mod = getattr(f, "__module__", "") or ""
     if mod.startswith("runtime") and f.__name__ in ("stack", "concat"):
@@ -130,6 +146,7 @@ def _convertible(fn):
 def _layer_call(layer):
     """Call ``layer`` with hooks, running a converted forward when its forward is user code."""
     forward = type(layer).forward
+    from runtime.nn.layer.layers import Layer
     from .static_function import StaticFunction
     if isinstance(forward, StaticFunction):
         fwd_fn = forward._converted_callable_unbound()
@@ -141,7 +158,16 @@ def _layer_call(layer):
         from .conversion import convert_function
         fwd_fn = convert_function(forward)
 
-    def call(*args, **kwargs):
+    if type(layer).__call__ is Layer.__call__:
+        # the Layer machinery with the converted forward passed in: the instance is not changed, so
+        # another thread calling or tracing this layer meanwhile sees its own forward
+        def call(*args, **kwargs):
+            return layer._call_with_forward(types.MethodType(fwd_fn, layer), args, kwargs)
+        return call
+
+    def call_custom(*args, **kwargs):
+        # a Layer subclass with its own __call__ reads self.forward: swap it in for the call (not
+        # thread-safe for this layer, the price of honouring the override)
         saved = layer.__dict__.get("forward")
         layer.__dict__["forward"] = types.MethodType(fwd_fn, layer)
         try:
@@ -151,7 +177,7 @@ def _layer_call(layer):
                 del layer.__dict__["forward"]
             else:
                 layer.__dict__["forward"] = saved
-    return call
+    return call_custom
 
 
 def _is_container(layer):

@@ -34,6 +34,7 @@ from runtime.static.program import Variable, default_main_program
 from runtime.tensor import Tensor
 
 from .errors import where_text
+from . import mutation_log
 from .undefined import UndefinedVar, is_undefined
 
 RETVAL_PREFIX = "_dy2st_retval"
@@ -118,16 +119,23 @@ def static_ifelse(pred, true_fn, false_fn, get, set_, names, outputs, where):
     program = default_main_program()
     parent = program.current_block()
     init = tuple(get())
-    branches = []
+    branches, changes = [], []
     for fn in (true_fn, false_fn):
-        set_(init)
+        # each branch works on its own copy of the Python containers it may change in place
+        # (``res["a"] = 2``): with one shared dict, the false branch's write would overwrite the
+        # true branch's, and the merge would see one value where there are two
+        set_(copy_containers(init))
         blk = program._create_block()
+        rec = mutation_log.Recording()
         try:
-            if fn is not None:
-                fn()
-            vals = tuple(get())
+            with rec:
+                if fn is not None:
+                    fn()
+                vals = tuple(get())
         finally:
             program._rollback()
+            # containers that are not branch state but were changed in place: back to how they were
+            changes.append(rec.settle(vals if "vals" in locals() else ()))
         branches.append((blk, vals))
     (t_blk, t_vals), (f_blk, f_vals) = branches
 
@@ -138,6 +146,7 @@ def static_ifelse(pred, true_fn, false_fn, get, set_, names, outputs, where):
         if not outputs[i]:
             continue
         plans[i] = _plan(program, name, t_vals[i], f_vals[i], t_blk, f_blk, where, pending)
+    container_plans = _plan_containers(program, changes, t_blk, f_blk, where, pending)
 
     # hand results out of each block (final assigns), then the op pattern in the parent
     t_outs, f_outs = [], []
@@ -155,7 +164,70 @@ def static_ifelse(pred, true_fn, false_fn, get, set_, names, outputs, where):
             p.name = out   # reuse the slot for the merged Variable
     for i, plan in plans.items():
         final[i] = plan()
+    for container, plan in container_plans:
+        merged = plan()
+        if is_undefined(merged):
+            merged._fail()      # NameError saying which item differs and how
+            raise ValueError(f"{mutation_log.describe(container)} changed in place in the tensor-dependent if at "
+                             f"{where_text(where)} holds items of different structure after the two branches")
+        mutation_log.record(container)      # an enclosing branch or loop sees the merged write
+        mutation_log.restore(container, merged)
     set_(tuple(final))
+
+
+def _plan_containers(program, changes, t_blk, f_blk, where, pending):
+    """Merge the containers the branches changed in place (not branch state): item by item like
+    branch outputs. Returns ``[(container, thunk giving its merged content)]``."""
+    t_changes, f_changes = changes
+    plans = []
+    for k in list(t_changes) + [k for k in f_changes if k not in t_changes]:
+        container, before, t_after = t_changes.get(k, (None, None, None))
+        if container is None:
+            container, before, f_after = f_changes[k]
+            t_after = before
+        else:
+            f_after = f_changes[k][2] if k in f_changes else before
+        if not mutation_log.changed(t_after, f_after, same_python_value):
+            plans.append((container, lambda v=t_after: v))
+            continue
+        shape_t = len(t_after) if type(t_after) is list else list(t_after)
+        shape_f = len(f_after) if type(f_after) is list else list(f_after)
+        if shape_t != shape_f:
+            what = "items" if type(t_after) is list else "keys"
+            raise ValueError(
+                f"{mutation_log.describe(container)} that is not a variable of the function is changed in place in "
+                f"the tensor-dependent if at {where_text(where)}, and the branches leave it with different "
+                f"{what} ({shape_t} after the true branch, {shape_f} after the false one); a Program can only choose "
+                "between values of the same structure. Assign the container to a local variable before the if "
+                "(then it is branch state), or change the same items in both branches")
+        name = "an item of a list or dict changed in place"
+        # items are merged as one structure (a list or a dict) through the usual output plan
+        plans.append((container, _plan(program, name, t_after, f_after, t_blk, f_blk, where, pending)))
+    return plans
+
+
+def copy_containers(value, memo=None):
+    """``value`` with every plain list / dict / tuple inside it copied (leaves shared), keeping
+    aliasing: a container reached twice is copied once."""
+    memo = {} if memo is None else memo
+    t = type(value)
+    if t not in (list, dict, tuple):
+        return value
+    got = memo.get(id(value))
+    if got is not None:
+        return got
+    if t is list:
+        out = memo[id(value)] = []
+        out.extend(copy_containers(v, memo) for v in value)
+    elif t is dict:
+        out = memo[id(value)] = {}
+        for k, v in value.items():
+            out[k] = copy_containers(v, memo)
+    else:   # tuples cannot hold themselves; rebuilt only when something inside was copied
+        items = [copy_containers(v, memo) for v in value]
+        out = value if all(a is b for a, b in zip(items, value)) else tuple(items)
+        memo[id(value)] = out
+    return out
 
 
 def _export(block, v):

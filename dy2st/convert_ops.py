@@ -18,7 +18,7 @@ from runtime.static.builder import as_variable
 from runtime.static.program import Variable, default_main_program
 from runtime.tensor import Tensor
 
-from . import cond_lowering, loop_lowering
+from . import cond_lowering, loop_lowering, mutation_log
 from .call_conversion import Call  # noqa: F401  (used by converted code)
 from .errors import where_text
 from .loop_lowering import StaticEnumerate, StaticRange, TensorArrayList
@@ -185,6 +185,17 @@ def convert_assert(cond, message_fn=None, where=None):
     if _is_var(cond):
         from runtime.static.control_flow import Assert
         Assert(_as_bool_var(cond) if cond.dtype.name != "bool" else cond)
+        # the message is evaluated now (at trace time, as the rest of the user's Python) and shown
+        # when the assert op fails at run time, with the user's line
+        note = f"AssertionError at {where_text(where)}" if where else "AssertionError"
+        if message_fn is not None:
+            try:
+                msg = message_fn()
+            except Exception as e:      # a message built from run-time values cannot be shown
+                msg = f"<the assert message could not be computed while tracing: {type(e).__name__}>"
+            if not _is_var(msg):
+                note += f": {msg}"
+        default_main_program().current_block().ops[-1].note = note
         return
     if isinstance(cond, Tensor):
         cond = bool(cond.all()) if cond.size > 1 else bool(cond)
@@ -267,8 +278,21 @@ def convert_setitem(target, index, value, aug=None):
     if _is_var(target):
         from runtime.api.indexing import setitem_value
         return setitem_value(target, index, value)
+    mutation_log.record(target)
     target[index] = value
     return target
+
+
+def convert_free_setitem(target, name, index, value, aug=None):
+    """``target[index] = value`` where ``target`` is a free variable of the converted function (a
+    closure's dict or list): assigned in place; a static Variable cannot be (its item assignment
+    makes a new Variable, and rebinding a free variable would make it local)."""
+    new = convert_setitem(target, index, value, aug)
+    if new is not target:
+        raise TypeError(f"cannot assign an item of '{name}' here: it is a variable of an enclosing function "
+                        "and a static tensor while the Program is built, whose item assignment makes a new "
+                        f"tensor. Pass '{name}' in as an argument and return the new value, or assign it in the "
+                        "function that defines it")
 
 
 def convert_attr_setitem(obj, attr, index, value, aug=None):
@@ -288,6 +312,7 @@ def convert_container_setitem(container, key, index, value, aug=None):
         if _is_var(container):
             raise TypeError(f"cannot assign into an element of an element of a static Variable "
                             f"(x[{key!r}][...] = v); index it once instead: x[{key!r}, ...] = v")
+        mutation_log.record(container)
         container[key] = new
 
 

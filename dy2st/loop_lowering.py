@@ -26,7 +26,8 @@ from runtime.static.control_flow import flatten, pack, while_loop
 from runtime.static.program import Variable, VarType, default_main_program
 from runtime.tensor import Tensor
 
-from .cond_lowering import is_number, placeholder_like
+from . import mutation_log
+from .cond_lowering import copy_containers, is_number, placeholder_like, same_python_value
 from .errors import where_text
 from .undefined import UndefinedVar, is_undefined
 
@@ -97,17 +98,24 @@ def _from_loop_value(orig, v):
     return v
 
 
-def _trial(body_fn, get, set_, state):
+def _trial(body_fn, get, set_, state, copy=True):
     """Trace the body once into a scratch block and throw it away: the values it leaves."""
     program = default_main_program()
     n_blocks = len(program.blocks)
     saved_idx, saved_version = program.current_block_idx, program.version
     program._create_block()
+    rec = mutation_log.Recording()
+    vals = ()
     try:
-        set_(state() if callable(state) else state)
-        body_fn()
-        vals = tuple(get())
+        # the trial must leave no trace: it works on copies of the state's containers, and other
+        # containers it changes in place are put back
+        state = state() if callable(state) else state
+        set_(copy_containers(state) if copy else state)
+        with rec:
+            body_fn()
+            vals = tuple(get())
     finally:
+        rec.settle(vals)
         program.current_block_idx = saved_idx
         del program.blocks[n_blocks:]
         program.version = saved_version + 1
@@ -168,8 +176,22 @@ def static_while(cond_fn, body_fn, get, set_, names, loop_mask, where, first_con
 
     def body(*vals):
         load(vals)
-        body_fn()
-        cur = get()
+        rec = mutation_log.Recording()
+        cur = ()
+        try:
+            with rec:
+                body_fn()
+                cur = get()
+        finally:
+            changed = [c for c, before, after in rec.settle(cur).values()
+                       if mutation_log.changed(before, after, same_python_value)]
+        if changed:
+            raise ValueError(
+                f"{mutation_log.describe(changed[0])} that is not a loop variable is changed in place in the body "
+                f"of the tensor-dependent loop at {where_text(where)}; the body is traced once for any number of "
+                "iterations, so the change cannot be repeated per iteration. Assign the container to a local "
+                "variable before the loop (then it is loop state: appended tensors become a tensor array), or "
+                "keep Python-side bookkeeping outside the loop")
         for i, obj in objects.items():
             if cur[i] is not obj:
                 _to_loop_value(cur[i], names[i], where)     # raises: not a loop value
@@ -195,10 +217,8 @@ def _lists_to_arrays(body_fn, get, set_, state, idx):
              and all(isinstance(x, (Variable, Tensor)) for x in state[i])]
     if not lists:
         return
-    trial_state = list(state)
-    for i in lists:
-        trial_state[i] = list(state[i])
-    trial = _trial(body_fn, get, set_, tuple(trial_state))
+    trial_state = list(copy_containers(tuple(state)))     # the trial changes copies only
+    trial = _trial(body_fn, get, set_, tuple(trial_state), copy=False)
     for i in lists:
         v = trial[i]
         if v is not trial_state[i] or len(v) == len(state[i]):

@@ -20,6 +20,8 @@ from . import device  # noqa: F401
 from .api import operators as _operators  # noqa: F401  (attaches + - * / ... to tensors)
 from .api.math import *  # noqa: F401,F403
 from .api.linalg import *  # noqa: F401,F403
+from .api.linalg_solve import *  # noqa: F401,F403
+from .api.linalg_decomp import *  # noqa: F401,F403
 from .api.reduction import *  # noqa: F401,F403
 from .api.search import *  # noqa: F401,F403
 from .api.logic import *  # noqa: F401,F403
@@ -27,9 +29,12 @@ from .api.creation import *  # noqa: F401,F403
 from .api.random import *  # noqa: F401,F403
 from .api.manipulation import *  # noqa: F401,F403
 from .api.indexing import *  # noqa: F401,F403
+from .api.complex import *  # noqa: F401,F403
 
 from . import nn, optimizer, io, vision  # noqa: F401,E402
 from .formats.serialization import save, load  # noqa: F401,E402
+from .flags import set_flags, get_flags  # noqa: F401,E402
 from . import regularizer, metric  # noqa: F401,E402
 from .nn.param_attr import ParamAttr, create_parameter  # noqa: F401,E402
 from . import unique_name, utils, static  # noqa: F401,E402
+from . import fft, signal  # noqa: F401,E402

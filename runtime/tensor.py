@@ -43,6 +43,57 @@ class TensorMethods:
     def element_size(self):
         return self.dtype.np.itemsize
 
+    def to(self, *args, **kwargs):
+        """``x.to(dtype)``, ``x.to(device[, dtype])``, ``x.to(other_tensor)`` (each with an optional
+        ``blocking``; ``copy=True`` always returns a new tensor): a cast to the dtype asked for. The only
+        device is the CPU, so a device argument other than the CPU (or None) raises."""
+        from .device import CPUPlace
+        kwargs.pop("non_blocking", None)
+        copy = bool(kwargs.pop("copy", False))
+        unknown = set(kwargs) - {"device", "dtype", "blocking", "other"}
+        if unknown:
+            raise TypeError(f"to() got an unexpected keyword argument '{sorted(unknown)[0]}'")
+        if not 0 < len(args) + len(kwargs) <= 3:
+            raise TypeError("to() takes (device, dtype, blocking), (dtype, blocking) or (other_tensor, blocking); "
+                            f"got {len(args) + len(kwargs)} arguments")
+        device = kwargs.get("device")
+        dtype = kwargs.get("dtype")
+        other = kwargs.get("other")
+        if args:
+            first = args[0]
+            if isinstance(first, TensorMethods):
+                other = first
+            elif _is_dtype_arg(first):
+                dtype = first
+            else:
+                device = first
+                if len(args) > 1 and not isinstance(args[1], bool):
+                    dtype = args[1]
+        if other is not None:
+            dtype = other.dtype
+        if device is not None and not isinstance(device, CPUPlace):
+            dev = str(device).lower()
+            if not (dev == "cpu" or dev.startswith("cpu:") or dev == "place(cpu)"):
+                raise RuntimeError(f"to({device!r}): dy2st runs on the CPU only; there is no such device")
+        if dtype is not None and _dt.convert_dtype(dtype) is not self.dtype:
+            return self.astype(dtype)
+        if copy:
+            from .dispatch import run_op
+            return run_op("assign", self)
+        return self
+
+
+def _is_dtype_arg(x):
+    if isinstance(x, (_dt.DType, np.dtype)) or (isinstance(x, type) and issubclass(x, np.generic)):
+        return True
+    if isinstance(x, str):
+        try:
+            _dt.convert_dtype(x)
+        except (TypeError, ValueError):
+            return False
+        return True
+    return False
+
 
 def tensor_method(func=None, *, name=None):
     """Attach ``func`` to `TensorMethods` (as ``name`` or its own name). Usable as a decorator."""
@@ -237,6 +288,13 @@ class Tensor(TensorMethods):
 
     def copy_(self, other, blocking=True):
         self.set_value(other)
+        return self
+
+    def _inplace_assign(self, y):
+        """``x._inplace_assign(y)``: x takes y's value, shape, dtype and gradient path (Paddle's
+        ``paddle.assign(y, output=x)``, which this calls)."""
+        from .api.creation import assign
+        assign(y, output=self)
         return self
 
     def _share_data_with(self, other):

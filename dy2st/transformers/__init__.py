@@ -5,13 +5,14 @@ converted (see each module's docstring for a before/after example). ``ANALYSE`` 
 the analyses (dy2st/analysis) run: after the passes that restructure the code with flags,
 before the passes that turn control flow into helper calls and read the annotations.
 """
-from . import (assertions, break_continue, calls, decorators, generators, ifelse, logical, loops,
+from . import (annotations, assertions, break_continue, calls, decorators, generators, ifelse, logical, loops,
                return_statements, setitem, shapes, super_call, undefined_init)
 
 ANALYSE = "analyse"
 
 PASSES = (
     decorators,          # the function's own decorators already ran
+    annotations,         # y: T = v -> y = v (annotated names cannot be nonlocal)
     super_call,          # super() -> super(__class__, self)
     generators,          # generator functions: tensor conditions are refused clearly
     return_statements,   # early return -> flag + value

@@ -17,8 +17,9 @@ After::
     y = _jst.convert_setitem(y, i, v, '+')        # y[i] is read once, the index evaluated once
     _jst.convert_attr_setitem(self, 'buf', 0, x)   # sets self.buf only when the value changed
 
-A free variable of the function (``seen[k] = v`` on a closure's dict) keeps its plain item
-assignment: rebinding it would make it local. Targets whose container is another subscript (``d['k'][0] = v``) go through
+A free variable of the function (``seen[k] = v`` on a closure's dict) is not rebound (that would
+make it local): ``_jst.convert_free_setitem(seen, 'seen', k, v)`` assigns the item and refuses a
+static Variable, whose item assignment would need a new binding. Targets whose container is another subscript (``d['k'][0] = v``) go through
 ``convert_container_setitem``. Tuple targets and chained ``a[0] = b[0] = v`` stay as they are.
 """
 from __future__ import annotations
@@ -48,7 +49,10 @@ class _SetItems(FunctionBodyTransformer):
         if isinstance(base, gast.Name):
             ctx = self.ctx
             if base.id not in ctx.locals and base.id not in ctx.nonlocals and base.id not in ctx.globals:
-                return node     # a free variable (a closure's dict ...): rebinding it would make it local
+                # a free variable (a closure's dict ...): rebinding it would make it local, but the
+                # change must still be seen (mutation_log) when it happens under a tensor condition
+                new = expr(call(jst("convert_free_setitem"), [load(base.id), const(base.id), index, value] + extra))
+                return located(gast.copy_location(new, node), node)
             new = gast.Assign(targets=[store(base.id)],
                               value=call(jst("convert_setitem"), [load(base.id), index, value] + extra),
                               type_comment=None)

@@ -8,6 +8,7 @@ arrays at run time.
 """
 from __future__ import annotations
 
+import threading
 from collections import ChainMap
 
 import numpy as np
@@ -538,17 +539,21 @@ register("assert", ["Cond", "Data[]"], [], {"summarize": ("LONG", -1)}, kernel=_
 PY_FUNCS = []
 PY_FUNC_OUT_METAS = {}
 _ids_by_func = {}
+_py_funcs_lock = threading.Lock()
 
 
 def register_py_func(func, out_metas=None):
     """The id of ``func`` in the py_func registry (one id per function object)."""
-    fid = _ids_by_func.get(id(func))
-    if fid is None or PY_FUNCS[fid] is not func:
-        fid = len(PY_FUNCS)
-        PY_FUNCS.append(func)
-        _ids_by_func[id(func)] = fid
-    if out_metas is not None:
-        PY_FUNC_OUT_METAS[fid] = list(out_metas)
+    # locked: two threads tracing py_funcs at once would otherwise both read len(PY_FUNCS) and
+    # share one id, and one of them would call the other's function
+    with _py_funcs_lock:
+        fid = _ids_by_func.get(id(func))
+        if fid is None or PY_FUNCS[fid] is not func:
+            fid = len(PY_FUNCS)
+            PY_FUNCS.append(func)
+            _ids_by_func[id(func)] = fid
+        if out_metas is not None:
+            PY_FUNC_OUT_METAS[fid] = list(out_metas)
     return fid
 
 

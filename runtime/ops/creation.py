@@ -152,8 +152,8 @@ def _range(start, end, step, **_):
         return np.arange(int(s), int(e), int(st), dtype=dt)
     # the length is computed in the output dtype, like Paddle
     with np.errstate(over="ignore", invalid="ignore"):
-        n = np.ceil(np.abs((e - s) / st))
-    n = int(n) if np.isfinite(n) else 0
+        n = np.ceil((e - s) / st)
+    n = int(n) if np.isfinite(n) and n > 0 else 0   # a step pointing away from end gives nothing, as in Paddle
     if n == 0:
         return np.zeros((0,), dtype=dt)
     # Paddle accumulates ``value += step`` in the output dtype; match it bit for bit

@@ -62,8 +62,26 @@ def test_tensor_assert_is_an_op_and_fails_at_run_time():
     sf(paddle.to_tensor(POS))
     ops = [op.type for op in sf.concrete_program.main_program.global_block().ops]
     assert "assert" in ops
-    with pytest.raises((AssertionError, ValueError, RuntimeError)):
+    with pytest.raises(ValueError) as ei:
         sf(paddle.to_tensor(-POS))
+    # the user's message and line first, then the op's own text
+    msg = str(ei.value)
+    assert msg.startswith("AssertionError at ") and "test_assert_print.py:13: x must be positive" in msg
+    assert "of AssertOp must be true" in msg
+
+
+def assert_with_computed_message(x, limit):
+    assert x.max() < limit, f"x exceeds {limit}"
+    return x + 1
+
+
+@pytest.mark.parametrize("backend_name", ["compiled", "interpreter"])
+def test_tensor_assert_message_on_both_back_ends(monkeypatch, backend_name):
+    monkeypatch.setenv("DY2ST_EXECUTOR", backend_name)
+    sf = paddle.jit.to_static(assert_with_computed_message)
+    sf(paddle.to_tensor(POS), 2)
+    with pytest.raises(ValueError, match="x exceeds 0.5"):
+        sf(paddle.to_tensor(POS + 1.0), 0.5)
 
 
 def test_python_assert_fails_at_trace_time():

@@ -91,6 +91,7 @@ class _Gen:
         self.lines = []
         self.arity = 1
         self.int_arith = INT_ARITH
+        self.containers = False
 
     def fresh(self, kind):
         self.counter += 1
@@ -208,18 +209,24 @@ class _Gen:
             table += [(2, "break"), (2, "continue")]
         if sc.depth > 0:
             table += [(1, "return")]
+        if self.containers and not sc.in_loop:
+            table += [(2, "nest")]
         k = c.weighted(table)
-        if k == "assign":
-            target = c.choice(sc.floats)
+        if k == "nest":
+            self.emit(indent, f"nest['l'][0] = {self.fexpr(sc)}")
+        elif k == "assign":
+            target = c.choice([v for v in sc.floats if not v.startswith("nest")])
             e = self.fexpr(sc)
             self.emit(indent, f"{target} = {e}")
         elif k == "aug":
-            self.emit(indent, f"{c.choice(sc.floats)} {c.choice(('+=', '-='))} {self.var(sc)}")
+            target = c.choice([v for v in sc.floats if not v.startswith("nest")])
+            self.emit(indent, f"{target} {c.choice(('+=', '-='))} {self.var(sc)}")
         elif k == "cnt":
             self.emit(indent, f"cnt {c.choice(('+= 1', '+= 2', '-= 1'))}")
         elif k == "temp":
             name = self.fresh("u")
-            self.emit(indent, f"{name} = {self.fexpr(sc)}")
+            note = ": paddle.Tensor" if c.chance(30) else ""     # annotated names convert too
+            self.emit(indent, f"{name}{note} = {self.fexpr(sc)}")
             sc.floats.append(name)        # readable by the rest of this block only
         elif k == "if":
             self.if_stmt(sc, indent)
@@ -320,7 +327,16 @@ class _Gen:
         self.emit(1, f"t = y + {c.choice(SCALES)}")
         self.emit(1, "cnt = 0")
         scal = ["n", "cnt"] if self.int_arith else ["n"]
-        sc = _Scope(["x", "y", "s", "t"], scal, ["n", "cnt"], ["m"], False, 0)
+        floats = ["x", "y", "s", "t"]
+        self.containers = c.chance(35)
+        if self.containers:
+            # Python containers holding tensors: ``box`` is rebound by item assignment (branch and
+            # loop state), ``nest``'s inner list is changed in place (merged item by item after a
+            # tensor if; refused in a tensor loop body, so only assigned outside loops)
+            self.emit(1, f"box = {{'v': x * {c.choice(SCALES)}, 'k': 1}}")
+            self.emit(1, f"nest = {{'l': [y * {c.choice(SCALES)}]}}")
+            floats += ["box['v']", "nest['l'][0]"]
+        sc = _Scope(floats, scal, ["n", "cnt"], ["m"], False, 0)
         ended = False
         while self.budget > 0 and not ended:
             ended = self.stmt(sc, 1)

@@ -1,0 +1,97 @@
+"""``paddle.base.core``: the names Paddle's C++ core module gives Python code, on our implementation.
+
+Places, ``Scope``, ``eager.Tensor`` (the eager Tensor class), ``VarDesc.VarType`` (dtype codes, which
+are our dtype objects, and variable kinds), the ``is_compiled_with_*`` queries, and the switches
+for Paddle's primitive-operator decomposition ("prim"), which does not exist here: asking for it to
+be on raises.
+"""
+from __future__ import annotations
+
+import types as _types
+
+from runtime import dtype as _dt
+from runtime.device import CPUPlace, CUDAPinnedPlace, CUDAPlace, is_compiled_with_cuda  # noqa: F401
+from runtime.device import is_compiled_with_rocm, is_compiled_with_xpu  # noqa: F401
+from runtime.static.program import VarType as _Kinds
+from runtime.static.scope import Scope  # noqa: F401
+from runtime.tensor import Tensor as _Tensor
+
+__all__ = ["CPUPlace", "CUDAPlace", "CUDAPinnedPlace", "Scope", "eager", "VarDesc", "DenseTensor",
+           "is_compiled_with_cuda", "is_compiled_with_xpu", "is_compiled_with_rocm", "is_compiled_with_cinn",
+           "is_compiled_with_ipu", "is_compiled_with_custom_device", "is_compiled_with_distribute",
+           "_is_fwd_prim_enabled", "_is_bwd_prim_enabled", "_is_all_prim_enabled", "_set_prim_all_enabled",
+           "_set_prim_forward_enabled", "_set_prim_backward_enabled"]
+
+# ``core.eager.Tensor`` is paddle.Tensor
+eager = _types.SimpleNamespace(Tensor=_Tensor)
+DenseTensor = _Tensor
+
+
+class VarDesc:
+    """``core.VarDesc.VarType``: dtype codes (``FP32`` ... are our dtype objects, so ``x.dtype ==
+    VarType.FP32`` holds as in Paddle) and variable kinds (``DENSE_TENSOR``, ``SELECTED_ROWS`` ...)."""
+
+    class VarType:
+        BOOL = _dt.convert_dtype("bool")
+        INT8 = _dt.convert_dtype("int8")
+        UINT8 = _dt.convert_dtype("uint8")
+        INT16 = _dt.convert_dtype("int16")
+        INT32 = _dt.convert_dtype("int32")
+        INT64 = _dt.convert_dtype("int64")
+        FP16 = _dt.convert_dtype("float16")
+        FP32 = _dt.convert_dtype("float32")
+        FP64 = _dt.convert_dtype("float64")
+        COMPLEX64 = _dt.convert_dtype("complex64")
+        COMPLEX128 = _dt.convert_dtype("complex128")
+        LOD_TENSOR = DENSE_TENSOR = _Kinds.LOD_TENSOR
+        SELECTED_ROWS = _Kinds.SELECTED_ROWS
+        FEED_MINIBATCH = _Kinds.FEED_MINIBATCH
+        FETCH_LIST = _Kinds.FETCH_LIST
+        STEP_SCOPES = _Kinds.STEP_SCOPES
+        LOD_TENSOR_ARRAY = DENSE_TENSOR_ARRAY = _Kinds.LOD_TENSOR_ARRAY
+        READER = _Kinds.READER
+
+
+def is_compiled_with_cinn():
+    return False
+
+
+def is_compiled_with_ipu():
+    return False
+
+
+def is_compiled_with_distribute():
+    return False
+
+
+def is_compiled_with_custom_device(device_type):
+    return False
+
+
+def _is_fwd_prim_enabled():
+    """False: Paddle's decomposition of ops into primitive ops ("prim") does not exist here."""
+    return False
+
+
+def _is_bwd_prim_enabled():
+    return False
+
+
+def _is_all_prim_enabled():
+    return False
+
+
+def _prim_switch(what):
+    def switch(value):
+        if value:
+            raise NotImplementedError(f"paddle.base.core.{what}(True): Paddle's decomposition of operators into "
+                                      "primitive operators (prim) is not implemented in dy2st; every op keeps its "
+                                      "own kernel and gradient rule")
+    switch.__name__ = what
+    switch.__doc__ = f"``{what}(False)`` is what dy2st always does; True raises NotImplementedError."
+    return switch
+
+
+_set_prim_all_enabled = _prim_switch("_set_prim_all_enabled")
+_set_prim_forward_enabled = _prim_switch("_set_prim_forward_enabled")
+_set_prim_backward_enabled = _prim_switch("_set_prim_backward_enabled")

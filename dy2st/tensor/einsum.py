@@ -1,0 +1,4 @@
+"""``paddle.tensor.einsum``: ``einsum``."""
+from ._all import einsum  # noqa: F401
+
+__all__ = ["einsum"]
