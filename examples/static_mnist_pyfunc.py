@@ -6,29 +6,33 @@ The classic Paddle static program (seed 000's py_func example) on the bundled 8x
 (64 features): static.data -> fc -> py_func ReLU (numpy forward and backward) -> fc with
 softmax -> cross_entropy -> mean, accuracy, SGD.minimize; the startup program runs once,
 the main program once per batch; evaluation runs ``main.clone(for_test=True)``. Only the
-import line differs from a Paddle script. Exits with status 1 if the test accuracy is below 0.90.
+import line differs from a Paddle script (with real Paddle 3.x this legacy-Program script needs
+``FLAGS_enable_pir_api=0``, which it sets itself before the import; dy2st ignores it). Exits with status 1 if the test accuracy is below 0.90.
 """
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
 import numpy as np
 
-import dy2st as paddle
-from dy2st import static
-from datasets import load_digits   # examples/datasets.py (the script's folder is on sys.path)
+os.environ.setdefault("FLAGS_enable_pir_api", "0")   # Paddle 3.x: py_func and Block APIs need the legacy IR
+import dy2st as paddle  # noqa: E402
+from datasets import load_digits  # noqa: E402  (examples/datasets.py; the script's folder is on sys.path)
 
+static = paddle.static
 TARGET_ACCURACY = 0.90
 
 
 def relu(x):
-    """Forward of the custom op: numpy in, numpy out."""
-    return np.maximum(x, 0.0)
+    """Forward of the custom op: array in, numpy out."""
+    return np.maximum(np.array(x), 0.0)
 
 
 def relu_backward(y, dy):
     """Backward: gets the forward output ``y`` and its gradient ``dy`` (the input is skipped)."""
+    y = np.array(y)                  # Paddle hands in DenseTensors: make them numpy arrays
     dx = np.zeros_like(y)
     dx[y > 0] = 1.0
     return np.array(dy) * dx
@@ -75,7 +79,7 @@ def main():
         print(main_program)
         print(startup_program)
 
-    exe = static.Executor(static.CPUPlace())
+    exe = static.Executor(paddle.CPUPlace())
     exe.run(startup_program)
     rng = np.random.default_rng(args.seed)
     n = len(x_train)

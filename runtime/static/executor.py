@@ -81,10 +81,15 @@ class Executor:
 
     def code(self, program=None, feed_names=None, fetch_names=None):
         """The Python source the compiled back end runs for these feeds and fetches, each op's
-        statement annotated with the user's line that built it (`CompiledProgram.listing`)."""
+        statement annotated with the user's line that built it (`CompiledProgram.listing`).
+
+        ``feed_names`` defaults to the program's ``static.data`` variables (what ``run`` is usually
+        fed); without ``fetch_names`` every op is kept (nothing is pruned)."""
         program = default_main_program() if program is None else program
+        if feed_names is None:
+            feed_names = [v.name for v in program.global_block().vars.values() if v.is_data]
         fetch = tuple(_fetch_name(f) for f in (fetch_names or ()))
-        return self._compiled(program, tuple(feed_names or ()), fetch).listing()
+        return self._compiled(program, tuple(feed_names), fetch).listing()
 
     def close(self):
         with self._lock:

@@ -286,3 +286,21 @@ def test_fetch_of_value_never_computed(backend):
     main.global_block().create_var(name="orphan", shape=[1], dtype="float32")
     with pytest.raises(ValueError, match="'orphan' was not computed by this run"):
         Executor(backend=backend).run(main, feed={"x": np.ones((1, 3), np.float32)}, fetch_list=["orphan"])
+
+
+def test_code_defaults_to_the_data_variables_and_keeps_every_op():
+    """``exe.code(program)`` as the README shows it: no feed or fetch names needed."""
+    paddle.enable_static()
+    try:
+        main, startup = static.Program(), static.Program()
+        with static.program_guard(main, startup):
+            x = static.data("x", [None, 8], "float32")
+            y = static.data("y", [None, 8], "float32")
+            out = paddle.tanh(x) * y
+        exe = Executor(backend="compiled")
+        src = exe.code(main)
+        assert "feed[name_x]" in src and "feed[name_y]" in src and "tanh" in src, src
+        assert out.name not in src.split("return")[-1]     # nothing is fetched without fetch_names
+        assert "tanh" in exe.code(main, ["x", "y"], [out])
+    finally:
+        paddle.disable_static()
