@@ -92,7 +92,8 @@ def save_model(prefix, program, feed_names, fetch_vars, params, *, info=None, wr
     ``info``: the .pdiparams.info dict (default: built from the program); ``write_info=False``
     writes no info file and removes a stale one (as ``paddle.static.save_inference_model``).
     ``format="pir"`` writes Paddle 3's default format instead: ``prefix.json`` (the PIR program,
-    `runtime.formats.pir_write`) and ``prefix.pdiparams``, and no .pdiparams.info (as Paddle 3)."""
+    `runtime.formats.pir_write`) and ``prefix.pdiparams`` (none for a parameter-less program), and no
+    .pdiparams.info (as Paddle 3)."""
     if format not in ("pdmodel", "pir"):
         raise ValueError(f"save_model: format must be 'pdmodel' or 'pir', got {format!r}")
     feed_names = [_fetch_name(n) for n in feed_names]
@@ -115,9 +116,13 @@ def save_model(prefix, program, feed_names, fetch_vars, params, *, info=None, wr
     jp = pir_model_path(prefix)
     if format == "pir":
         from .pir_write import serialize_pir_program
-        contents = {jp: serialize_pir_program(program, feed_names, fetch_names), pp: params_to_bytes(arrays)}
+        contents = {jp: serialize_pir_program(program, feed_names, fetch_names)}
+        # Paddle 3 writes no .pdiparams for a parameter-less program, and its PIR loader rejects an empty
+        # one ("Expected out->size() > 0"): write none, and remove a stale one in the same commit
+        if arrays:
+            contents[pp] = params_to_bytes(arrays)
         try:
-            model_file_set(prefix).write(contents, remove=(mp, ip))
+            model_file_set(prefix).write(contents, remove=(mp, ip) if arrays else (mp, ip, pp))
         except FileSetError as e:
             raise ModelFormatError(e.message, e.path) from None
         return

@@ -563,3 +563,104 @@ def _arange(tr, blk, op):
 def _rnn(tr, blk, op):
     from .pir_rnn import lower_rnn
     lower_rnn(tr, blk, op)
+
+
+# -- activations and ops found by the layer sweep (tests/interop/test_pir_layer_sweep.py) -------------
+_simple("pd_op.selu", "selu", ["X"], ["Out"])
+_simple("pd_op.celu", "celu", ["X"], ["Out"])
+_simple("pd_op.hardshrink", "hard_shrink", ["X"], ["Out"])
+_simple("pd_op.softshrink", "softshrink", ["X"], ["Out"], {"threshold": "lambda"})
+_simple("pd_op.tanh_shrink", "tanh_shrink", ["X"], ["Out"])
+_simple("pd_op.mish", "mish", ["X"], ["Out"], {"lambda": "threshold"})
+_simple("pd_op.logsigmoid", "logsigmoid", ["X"], ["Out"])
+_simple("pd_op.thresholded_relu", "thresholded_relu", ["X"], ["Out"])
+_simple("pd_op.hardtanh", "brelu", ["X"], ["Out"])
+_simple("pd_op.prelu", "prelu", ["X", "Alpha"], ["Out"])
+_simple("pd_op.maxout", "maxout", ["X"], ["Out"])
+_simple("pd_op.bmm", "bmm", ["X", "Y"], ["Out"])
+_simple("pd_op.flip", "flip", ["X"], ["Out"])
+_simple("pd_op.p_norm", "p_norm", ["X"], ["Out"])
+_simple("pd_op.mean_all", "mean", ["X"], ["Out"])
+_simple("pd_op.max_pool2d_with_index", "max_pool2d_with_index", ["X"], ["Out", "Mask"], {"kernel_size": "ksize"})
+
+
+@maps("pd_op.argmax", "pd_op.argmin")
+def _arg_extreme(tr, blk, op):
+    x = tr.arg(blk, op, 0)
+    axis = _int_list(tr, op, 1, "axis") if len(op.operands) > 1 else None
+    if axis is None or len(axis) != 1:
+        tr.fail(op.where, f"{op.name} over a computed (non-constant) axis is not supported")
+    dt = _np_dtype(tr.attr(op, "dtype", "int64"), op.where, tr)
+    attrs = {"axis": axis[0], "keepdims": bool(tr.attr(op, "keepdims", False)),
+             "flatten": bool(tr.attr(op, "flatten", False)), "dtype": _proto(dt)}
+    tr.emit(blk, "arg_max" if op.name.endswith("argmax") else "arg_min", {"X": [x]}, attrs,
+            {"Out": [tr.result(op)]}, op)
+
+
+@maps("pd_op.pad3d")
+def _pad3d(tr, blk, op):
+    x = tr.arg(blk, op, 0)
+    ins, attrs = {"X": [x]}, {"mode": tr.attr(op, "mode", "constant"), "value": float(tr.attr(op, "pad_value", 0.0)),
+                              "data_format": tr.attr(op, "data_format", "NCDHW")}
+    pads = _int_list(tr, op, 1, "paddings")
+    if pads is not None:
+        attrs["paddings"] = pads
+    else:
+        attrs["paddings"] = [0] * 6
+        ins["Paddings"] = [tr.arg(blk, op, 1)]
+    tr.emit(blk, "pad3d", ins, attrs, {"Out": [tr.result(op)]}, op)
+
+
+@maps("pd_op.conv2d_transpose", "pd_op.depthwise_conv2d_transpose")
+def _conv2d_transpose(tr, blk, op):
+    legacy = op.name.split(".")[-1]
+    x, w = tr.arg(blk, op, 0), tr.arg(blk, op, 1)
+    schema = tr.schema[legacy].attrs
+    attrs = {k: _attr_cast(schema[k][0], v) for k, v in op.attrs.items() if k in schema}
+    if len(op.operands) > 2 and op.operands[2] != 0:
+        size = _int_list(tr, op, 2, "output_size")
+        if size is None:
+            tr.fail(op.where, f"{op.name} with a computed output_size is not supported")
+        attrs["output_size"] = size
+    tr.emit(blk, legacy, {"Input": [x], "Filter": [w]}, attrs, {"Output": [tr.result(op)]}, op)
+
+
+def _interp(legacy):
+    def fn(tr, blk, op):
+        ins = {"X": [tr.arg(blk, op, 0)]}
+        for i, slot in ((1, "OutSize"), (3, "Scale")):
+            if i < len(op.operands) and op.operands[i] != 0:
+                ins[slot] = [tr.arg(blk, op, i)]
+        if len(op.operands) > 2 and op.operands[2] != 0:
+            ins["SizeTensor"] = tr.vec(blk, op, 2)
+        schema = tr.schema[legacy].attrs
+        attrs = {}
+        for k, v in op.attrs.items():
+            k = "data_layout" if k == "data_format" else k
+            if k in schema:
+                attrs[k] = _attr_cast(schema[k][0], v)
+        tr.emit(blk, legacy, ins, attrs, {"Out": [tr.result(op)]}, op)
+    return fn
+
+
+for _mode in ("nearest", "linear", "bilinear", "bicubic", "trilinear"):
+    MAPPERS[f"pd_op.{_mode}_interp"] = _interp(f"{_mode}_interp_v2")
+_simple("pd_op.huber_loss", "huber_loss", ["X", "Y"], ["Out", "Residual"])
+_simple("pd_op.cross_entropy_with_softmax", "softmax_with_cross_entropy", ["Logits", "Label"], ["Softmax", "Loss"])
+_simple("pd_op.cross_entropy_with_softmax_", "softmax_with_cross_entropy", ["Logits", "Label"], ["Softmax", "Loss"])
+
+
+@maps("pd_op.topk")
+def _topk(tr, blk, op):
+    x = tr.arg(blk, op, 0)
+    ins = {"X": [x]}
+    attrs = {"axis": int(tr.attr(op, "axis", -1)), "largest": bool(tr.attr(op, "largest", True)),
+             "sorted": bool(tr.attr(op, "sorted", True))}
+    k = tr.const(op, 1) if len(op.operands) > 1 else None
+    if k is not None and k.size == 1:
+        attrs["k"] = int(k.reshape(-1)[0])
+    elif len(op.operands) > 1 and op.operands[1] != 0:
+        ins["K"] = [tr.arg(blk, op, 1)]
+    else:
+        attrs["k"] = int(tr.attr(op, "k", 1))
+    tr.emit(blk, "top_k_v2", ins, attrs, {"Out": [tr.result(op, 0)], "Indices": [tr.result(op, 1)]}, op)

@@ -433,3 +433,41 @@ def _w_array_to_tensor(w, op, where):
                  [("axis", a_i32(op.attrs["axis"])), ("use_stack", a_bool(op.attrs["use_stack"]))])
     _out(w, op, "Out", ids[0])
     _out(w, op, "OutIndex", ids[1])
+
+
+# -- ops found by the layer sweep (tests/interop/test_pir_layer_sweep.py): attribute kinds as Paddle writes them
+def _attr_writer(pir, in_slots, attrs):
+    """A writer for ``pir`` whose attributes are ``(pir name, legacy name, kind, default)``."""
+    def fn(w, op, where):
+        written = [(name, kind(op.attrs.get(legacy, default))) for name, legacy, kind, default in attrs]
+        _simple_out(w, op, f"pd_op.{pir}", in_slots, "Out", written, where)
+    return fn
+
+
+for _leg, _pir, _slots, _attrs in (
+        ("elu", "elu", ["X"], [("alpha", "alpha", a_f32, 1.0)]),
+        ("swish", "swish", ["X"], []),
+        ("softplus", "softplus", ["X"], [("beta", "beta", a_f64, 1.0), ("threshold", "threshold", a_f64, 20.0)]),
+        ("selu", "selu", ["X"], [("scale", "scale", a_f32, 1.0507009873554805),
+                                 ("alpha", "alpha", a_f32, 1.6732632423543772)]),
+        ("celu", "celu", ["X"], [("alpha", "alpha", a_f32, 1.0)]),
+        ("hard_shrink", "hardshrink", ["X"], [("threshold", "threshold", a_f32, 0.5)]),
+        ("softshrink", "softshrink", ["X"], [("threshold", "lambda", a_f32, 0.5)]),
+        ("tanh_shrink", "tanh_shrink", ["X"], []),
+        ("mish", "mish", ["X"], [("lambda", "threshold", a_f32, 20.0)]),
+        ("logsigmoid", "logsigmoid", ["X"], []),
+        ("thresholded_relu", "thresholded_relu", ["X"], [("threshold", "threshold", a_f32, 1.0),
+                                                         ("value", "value", a_f32, 0.0)]),
+        ("brelu", "hardtanh", ["X"], [("t_min", "t_min", a_f32, 0.0), ("t_max", "t_max", a_f32, 24.0)]),
+        ("prelu", "prelu", ["X", "Alpha"], [("data_format", "data_format", a_str, "NCHW"),
+                                            ("mode", "mode", a_str, "all")]),
+        ("maxout", "maxout", ["X"], [("groups", "groups", a_i32, 2), ("axis", "axis", a_i32, 1)]),
+        ("bmm", "bmm", ["X", "Y"], []),
+        ("mean", "mean_all", ["X"], []),
+        ("flip", "flip", ["X"], [("axis", "axis", a_ints32, [])]),
+        ("p_norm", "p_norm", ["X"], [("porder", "porder", a_f32, 2.0), ("axis", "axis", a_i32, -1),
+                                     ("epsilon", "epsilon", a_f32, 1e-12), ("keepdim", "keepdim", a_bool, False),
+                                     ("asvector", "asvector", a_bool, False)]),
+        ("pixel_shuffle", "pixel_shuffle", ["X"], [("upscale_factor", "upscale_factor", a_i32, 1),
+                                                   ("data_format", "data_format", a_str, "NCHW")])):
+    WRITERS[_leg] = _attr_writer(_pir, _slots, _attrs)

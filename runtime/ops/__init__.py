@@ -5,3 +5,4 @@ from . import (elementwise, activation, math, reduce, search, logic, creation, r
 from . import linalg, linalg_decomp  # noqa: F401
 from . import complex, fft  # noqa: F401
 from . import fused  # noqa: F401  (ops the static graph passes create)
+from . import activation_extra  # noqa: F401  (selu, celu, shrinks, mish, logsigmoid, prelu, maxout, bmm ...)
