@@ -471,3 +471,150 @@ for _leg, _pir, _slots, _attrs in (
         ("pixel_shuffle", "pixel_shuffle", ["X"], [("upscale_factor", "upscale_factor", a_i32, 1),
                                                    ("data_format", "data_format", a_str, "NCHW")])):
     WRITERS[_leg] = _attr_writer(_pir, _slots, _attrs)
+
+
+@writes("conv2d_transpose", "depthwise_conv2d_transpose")
+def _w_conv_transpose(w, op, where):
+    a = op.attrs
+    x, f = _in(w, op, "Input", where), _in(w, op, "Filter", where)
+    vid = w.emit(f"pd_op.{op.type}", [x, f, w.int_array(a.get("output_size") or [])],
+                 [w.out_meta(op.outputs["Output"][0])],
+                 [("strides", a_ints32(a["strides"])), ("paddings", a_ints32(a["paddings"])),
+                  ("output_padding", a_ints32(a.get("output_padding") or [])),
+                  ("padding_algorithm", a_str(a["padding_algorithm"])), ("groups", a_i32(a["groups"])),
+                  ("dilations", a_ints32(a["dilations"])), ("data_format", a_str(a["data_format"]))])[0]
+    _out(w, op, "Output", vid)
+
+
+def _norm_with_stats(w, op, where, pir, stats, attrs):
+    ins = [_in(w, op, s, where, optional=s != "X") for s in ("X", "Scale", "Bias")]
+    outs = ("Y",) + stats
+    ids = w.emit(pir, ins, [w.out_meta(op.outputs[s][0]) for s in outs], attrs)
+    for slot, vid in zip(outs, ids):
+        _out(w, op, slot, vid)
+
+
+@writes("group_norm")
+def _w_group_norm(w, op, where):
+    a = op.attrs
+    _norm_with_stats(w, op, where, "pd_op.group_norm", ("Mean", "Variance"),
+                     [("epsilon", a_f64(a["epsilon"])), ("groups", a_i32(a["groups"])),
+                      ("data_format", a_str(a["data_layout"]))])
+
+
+@writes("instance_norm")
+def _w_instance_norm(w, op, where):
+    _norm_with_stats(w, op, where, "pd_op.instance_norm", ("SavedMean", "SavedVariance"),
+                     [("epsilon", a_f32(op.attrs["epsilon"]))])
+
+
+@writes("max_pool2d_with_index")
+def _w_max_pool_index(w, op, where):
+    a = op.attrs
+    ids = w.emit("pd_op.max_pool2d_with_index", [_in(w, op, "X", where)],
+                 [w.out_meta(op.outputs["Out"][0]), w.out_meta(op.outputs["Mask"][0])],
+                 [("kernel_size", a_ints32(a["ksize"])), ("strides", a_ints32(a["strides"])),
+                  ("paddings", a_ints32(a["paddings"])), ("global_pooling", a_bool(a["global_pooling"])),
+                  ("adaptive", a_bool(a["adaptive"])), ("ceil_mode", a_bool(a["ceil_mode"]))])
+    _out(w, op, "Out", ids[0])
+    _out(w, op, "Mask", ids[1])
+
+
+@writes("nearest_interp_v2", "linear_interp_v2", "bilinear_interp_v2", "bicubic_interp_v2", "trilinear_interp_v2")
+def _w_interp(w, op, where):
+    a = op.attrs
+    size_list = [w.get(n, where) for n in op.inputs.get("SizeTensor", [])]
+    operands = [_in(w, op, "X", where), _in(w, op, "OutSize", where, optional=True),
+                w.combine(size_list) if size_list else None, _in(w, op, "Scale", where, optional=True)]
+    vid = w.emit(f"pd_op.{op.type[:-3]}", operands, [w.out_meta(op.outputs["Out"][0])],
+                 [("data_format", a_str(a["data_layout"])), ("out_d", a_i32(a["out_d"])), ("out_h", a_i32(a["out_h"])),
+                  ("out_w", a_i32(a["out_w"])), ("scale", a_array(a_f64(s) for s in a.get("scale") or [])),
+                  ("interp_method", a_str(a["interp_method"])), ("align_corners", a_bool(a["align_corners"])),
+                  ("align_mode", a_i32(a["align_mode"]))])[0]
+    _out(w, op, "Out", vid)
+
+
+@writes("pad3d")
+def _w_pad3d(w, op, where):
+    a = op.attrs
+    pads = _in(w, op, "Paddings", where, optional=True) or w.int_array(a["paddings"])
+    _out(w, op, "Out", w.emit("pd_op.pad3d", [_in(w, op, "X", where), pads], [w.out_meta(op.outputs["Out"][0])],
+                              [("mode", a_str(a["mode"])), ("pad_value", a_f64(a["value"])),
+                               ("data_format", a_str(a["data_format"]))])[0])
+
+
+@writes("cumsum")
+def _w_cumsum(w, op, where):
+    a = op.attrs
+    axis = w.full([1], a["axis"], np.int32)
+    _out(w, op, "Out", w.emit("pd_op.cumsum", [_in(w, op, "X", where), axis], [w.out_meta(op.outputs["Out"][0])],
+                              [("flatten", a_bool(a["flatten"])), ("exclusive", a_bool(a["exclusive"])),
+                               ("reverse", a_bool(a["reverse"]))])[0])
+
+
+@writes("gather")
+def _w_gather(w, op, where):
+    axis = _in(w, op, "Axis", where, optional=True) or w.full([1], op.attrs["axis"], np.int32)
+    _out(w, op, "Out", w.emit("pd_op.gather", [_in(w, op, "X", where), _in(w, op, "Index", where), axis],
+                              [w.out_meta(op.outputs["Out"][0])])[0])
+
+
+@writes("huber_loss")
+def _w_huber(w, op, where):
+    ids = w.emit("pd_op.huber_loss", [_in(w, op, "X", where), _in(w, op, "Y", where)],
+                 [w.out_meta(op.outputs["Out"][0]), w.out_meta(op.outputs["Residual"][0])],
+                 [("delta", a_f32(op.attrs["delta"]))])
+    _out(w, op, "Out", ids[0])
+    _out(w, op, "Residual", ids[1])
+
+
+@writes("arg_max", "arg_min")
+def _w_arg(w, op, where):
+    a = op.attrs
+    axis = w.full([1], a["axis"], np.int64)
+    dtype, dims = w.out_meta(op.outputs["Out"][0])
+    _out(w, op, "Out", w.emit(f"pd_op.{op.type.replace('_', '')}", [_in(w, op, "X", where), axis], [(dtype, dims)],
+                              [("keepdims", a_bool(a["keepdims"])), ("flatten", a_bool(a["flatten"])),
+                               ("dtype", a_dtype(dtype))])[0])
+
+
+@writes("strided_slice")
+def _w_strided_slice(w, op, where):
+    a = op.attrs
+    if any(op.inputs.get(s) for s in ("StartsTensor", "StartsTensorList", "EndsTensor", "EndsTensorList",
+                                      "StridesTensor", "StridesTensorList")):
+        raise ValueError(f"{where}: strided_slice with tensor bounds has no PIR lowering")
+    if a.get("decrease_axis"):
+        raise ValueError(f"{where}: strided_slice with decrease_axis has no PIR lowering")
+    vid = w.emit("pd_op.strided_slice", [_in(w, op, "Input", where), w.int_array(a["starts"]), w.int_array(a["ends"]),
+                                         w.int_array(a["strides"])],
+                 [w.out_meta(op.outputs["Out"][0])], [("axes", a_ints32(a["axes"]))])[0]
+    _out(w, op, "Out", vid)
+
+
+@writes("top_k_v2")
+def _w_topk(w, op, where):
+    a = op.attrs
+    k = _in(w, op, "K", where, optional=True) or w.full([1], a["k"], np.int32)
+    ids = w.emit("pd_op.topk", [_in(w, op, "X", where), k],
+                 [w.out_meta(op.outputs["Out"][0]), w.out_meta(op.outputs["Indices"][0])],
+                 [("axis", a_i32(a["axis"])), ("largest", a_bool(a["largest"])), ("sorted", a_bool(a["sorted"]))])
+    _out(w, op, "Out", ids[0])
+    _out(w, op, "Indices", ids[1])
+
+
+@writes("index_select")
+def _w_index_select(w, op, where):
+    _simple_out(w, op, "pd_op.index_select", ["X", "Index"], "Out", [("axis", a_i32(op.attrs["dim"]))], where)
+
+
+@writes("softmax_with_cross_entropy")
+def _w_softmax_ce(w, op, where):
+    a = op.attrs
+    ids = w.emit("pd_op.cross_entropy_with_softmax", [_in(w, op, "Logits", where), _in(w, op, "Label", where)],
+                 [w.out_meta(op.outputs["Softmax"][0]), w.out_meta(op.outputs["Loss"][0])],
+                 [("soft_label", a_bool(a["soft_label"])), ("use_softmax", a_bool(a["use_softmax"])),
+                  ("numeric_stable_mode", a_bool(a["numeric_stable_mode"])),
+                  ("ignore_index", a_i32(a["ignore_index"])), ("axis", a_i32(a["axis"]))])
+    _out(w, op, "Softmax", ids[0])
+    _out(w, op, "Loss", ids[1])

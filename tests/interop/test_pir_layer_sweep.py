@@ -197,12 +197,6 @@ KNOWN_READ_GAPS = {
 _NO_PIR_WRITER = "dy2st's PIR writer has no lowering for this legacy op yet (the .pdmodel format works)"
 KNOWN_WRITE_GAPS = {
     "conv3d": "no conv3d op in dy2st yet",
-    "conv2d_transpose": _NO_PIR_WRITER, "conv1d_transpose": _NO_PIR_WRITER, "group_norm": _NO_PIR_WRITER,
-    "instance_norm": _NO_PIR_WRITER, "adaptive_max_pool2d": _NO_PIR_WRITER, "upsample_nearest": _NO_PIR_WRITER,
-    "upsample_bilinear": _NO_PIR_WRITER, "pad2d": _NO_PIR_WRITER, "zero_pad2d": _NO_PIR_WRITER,
-    "maxout": _NO_PIR_WRITER + " (strided_slice)", "cumsum_argmax": _NO_PIR_WRITER + " (cumsum, arg_max)",
-    "gather_index": _NO_PIR_WRITER + " (gather)", "losses": _NO_PIR_WRITER + " (huber_loss)",
-    "cross_entropy": _NO_PIR_WRITER + " (arg_max)",
 }
 
 
