@@ -5,7 +5,7 @@
 - Layers whose ``forward`` is user code (and containers of them): called through the Layer
   machinery (hooks included) with the converted forward;
 - builtins with tensor meaning (``print``, ``len``, ``int``, ``float``, ``bool``, ``range``,
-  ``enumerate``): their converters;
+  ``enumerate``, ``zip``): their converters;
 - ``paddle.stack`` / ``paddle.concat`` on lists built in tensor loops: tensor-array reads;
 - ``Variable.numpy()``: the Variable itself (so ``if x.numpy() > 0`` still stages a cond);
 - everything else (framework and numpy functions, classes, builtins, functions marked
@@ -48,7 +48,7 @@ def _builtin_converters():
     from . import convert_ops as c
     return {builtins.print: c.convert_print, builtins.len: c.convert_len, builtins.int: c.convert_int,
             builtins.float: c.convert_float, builtins.bool: c.convert_bool, builtins.range: c.convert_range,
-            builtins.enumerate: c.convert_enumerate}
+            builtins.enumerate: c.convert_enumerate, builtins.zip: c.convert_zip}
 
 
 _BUILTINS = None
@@ -58,8 +58,11 @@ def _array_aware(fn, use_stack):
     @functools.wraps(fn)
     def wrapper(x, axis=0, name=None):
         from .loop_lowering import TensorArrayList
+        from .undefined import is_undefined
         if isinstance(x, TensorArrayList):
             return x.to_tensor(axis=axis, use_stack=use_stack)
+        if is_undefined(x):
+            x._fail()       # says why the list is undefined here (e.g. branches left it a list and an array)
         return fn(x, axis=axis, name=name)
     return wrapper
 

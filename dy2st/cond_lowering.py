@@ -11,6 +11,9 @@ state; then each output variable (state that is live after the ``if``) is reconc
   select_input), so real Paddle loads our files;
 - the same Python value on both sides (a flag that did not change, a string, a Layer): kept
   as that Python value, no op;
+- a list of tensors the branches leave with different lengths (``out.append(y)`` in one branch):
+  a tensor array both branches write (`_plan_as_array`), as Paddle does; tensor arrays a branch
+  changes in place are outputs of its conditional_block, so their gradients flow back;
 - defined on one side only, or conflicting Python values: the variable becomes an
   `UndefinedVar` that explains itself if it is used later (Python would fail there too when
   the other branch runs).
@@ -29,13 +32,13 @@ import numpy as np
 from runtime import unique_name
 from runtime.dispatch import run_op
 from runtime.static.builder import as_variable
-from runtime.static.control_flow import _append_cond_block, _scope_var, flatten, pack
-from runtime.static.program import Variable, default_main_program
+from runtime.static.control_flow import _append_cond_block, _block_io, _scope_var, flatten, pack
+from runtime.static.program import Variable, VarType, default_main_program
 from runtime.tensor import Tensor
 
 from .errors import where_text
 from . import mutation_log
-from .undefined import UndefinedVar, is_undefined
+from .undefined import UndefinedVar, is_undefined, undefined_name
 
 RETVAL_PREFIX = "_dy2st_retval"
 
@@ -104,6 +107,8 @@ def describe_structure(v):
         return f"a dict with keys {sorted(v)}"
     if is_undefined(v):
         return "nothing"
+    if hasattr(type(v), "_dy2st_not_an_output"):
+        return "a list made a tensor array by a tensor loop (its length known only at run time)"
     return "1 value"
 
 
@@ -153,9 +158,11 @@ def static_ifelse(pred, true_fn, false_fn, get, set_, names, outputs, where):
     for p in pending:
         t_outs.append(_export(t_blk, p.t))
         f_outs.append(_export(f_blk, p.f))
-    _append_cond_block(program, parent, pred, t_blk, t_outs)
+    # tensor arrays a branch writes in place (a list appended to in a loop body's if) are outputs of its
+    # conditional_block too, as in Paddle: the gradient of what the branch wrote flows back through it
+    _append_cond_block(program, parent, pred, t_blk, t_outs + _written_arrays(program, t_blk))
     not_pred = run_op("logical_not", pred)
-    _append_cond_block(program, parent, not_pred, f_blk, f_outs)
+    _append_cond_block(program, parent, not_pred, f_blk, f_outs + _written_arrays(program, f_blk))
     if pending:
         mask = run_op("cast", pred, in_dtype=0, out_dtype=2)
         for p, tv, fv in zip(pending, t_outs, f_outs):
@@ -173,6 +180,13 @@ def static_ifelse(pred, true_fn, false_fn, get, set_, names, outputs, where):
         mutation_log.record(container)      # an enclosing branch or loop sees the merged write
         mutation_log.restore(container, merged)
     set_(tuple(final))
+
+
+def _written_arrays(program, block):
+    _, writes = _block_io(program, block)
+    parent = block.parent_block
+    return [v for v in (parent._find_var_recursive(n) for n in writes)
+            if v is not None and v.type == VarType.LOD_TENSOR_ARRAY]
 
 
 def _plan_containers(program, changes, t_blk, f_blk, where, pending):
@@ -245,6 +259,12 @@ def _plan(program, name, tv, fv, t_blk, f_blk, where, pending):
         return lambda: tv
     if t_undef or f_undef:
         if is_ret:
+            # a branch that returned a variable of the user's that is undefined there (bound only under
+            # another tensor if) has not "not returned yet": its value is missing. Fail naming it; a
+            # placeholder would return zeros
+            for v in (tv, fv):
+                if is_undefined(v) and not undefined_name(v).startswith(RETVAL_PREFIX):
+                    v._fail()
             # the path that has not returned yet: a placeholder of the other side's structure
             if t_undef:
                 with in_block(program, t_blk):
@@ -258,6 +278,13 @@ def _plan(program, name, tv, fv, t_blk, f_blk, where, pending):
             return lambda: UndefinedVar(name, f"it is assigned only in the {side} branch of the tensor-dependent "
                                               f"if at {where_text(where)}: after the if it is undefined when the "
                                               f"{other} branch runs. Assign it before the if or in both branches")
+    if type(tv) is list and type(fv) is list and len(tv) != len(fv) and not is_ret \
+            and all(is_tensorish(x) for x in tv + fv):
+        return _plan_as_array(program, tv, fv, t_blk, f_blk)
+    for arr_side, list_side, arr_blk, list_blk in ((tv, fv, t_blk, f_blk), (fv, tv, f_blk, t_blk)):
+        if hasattr(type(arr_side), "_dy2st_not_an_output") and type(list_side) is list and not is_ret \
+                and all(is_tensorish(x) for x in list_side) and arr_side.array.block is arr_blk:
+            return _plan_array_and_list(program, arr_side, list_side, arr_blk, list_blk)
     if not _leaves_match(tv, fv):
         if is_ret:
             raise ValueError(f"the function returns {describe_structure(tv)} on one path and "
@@ -304,6 +331,38 @@ def _plan(program, name, tv, fv, t_blk, f_blk, where, pending):
         pending.append(p)
         results.append(p)
     return lambda: pack(tv, [r.name if isinstance(r, _Pending) else r for r in results])
+
+
+def _plan_as_array(program, tv, fv, t_blk, f_blk):
+    """A list of tensors the branches leave with different lengths (``out.append(y)`` in one branch):
+    a tensor array, as Paddle makes of lists appended to under a tensor condition. Each branch writes
+    its items into the one array, which after the if holds the taken branch's list."""
+    from runtime.static import tensor_array
+    from .loop_lowering import TensorArrayList
+    arr = tensor_array.create_array((tv or fv)[0].dtype)
+    for blk, items in ((t_blk, tv), (f_blk, fv)):
+        with in_block(program, blk):
+            for k, x in enumerate(items):
+                tensor_array.array_write(x, k, arr)
+    return lambda: TensorArrayList(arr)
+
+
+def _plan_array_and_list(program, tal, items, arr_blk, list_blk):
+    """A list one branch made a tensor array (a tensor loop appended to it there) and the other left a
+    list: the array is declared in the enclosing block instead, and the other branch fills it with its
+    list (emptied first, as creating it in the first branch does), so after the if it holds the taken
+    branch's items."""
+    from runtime.static import tensor_array
+    arr = tal.array
+    parent = arr_blk.parent_block
+    del arr_blk.vars[arr.name]
+    parent.vars[arr.name] = arr
+    arr.block = parent
+    with in_block(program, list_blk):
+        list_blk.append_op("create_array", {}, {"Out": [arr]}, {"dtype": int(arr.dtype.proto)})
+        for k, x in enumerate(items):
+            tensor_array.array_write(x, k, arr)
+    return lambda: tal
 
 
 def _placeholder_structure(v):

@@ -21,12 +21,13 @@ from runtime.tensor import Tensor
 from . import cond_lowering, loop_lowering, mutation_log
 from .call_conversion import Call  # noqa: F401  (used by converted code)
 from .errors import where_text
-from .loop_lowering import StaticEnumerate, StaticRange, TensorArrayList
+from .loop_lowering import StaticEnumerate, StaticRange, StaticZip, TensorArrayList
 from .undefined import UndefinedVar, is_undefined  # noqa: F401
 
 __all__ = ["convert_ifelse", "convert_ifexp", "convert_while_loop", "convert_for_loop", "convert_logical_and",
            "convert_logical_or", "convert_logical_not", "convert_assert", "convert_print", "convert_len",
            "convert_int", "convert_float", "convert_bool", "convert_shape", "convert_range", "convert_enumerate",
+           "convert_zip",
            "return_value", "python_bool", "UndefinedVar", "Call", "convert_setitem", "convert_attr_setitem",
            "convert_container_setitem", "load_attr", "store_attr"]
 
@@ -93,27 +94,29 @@ def _scalar_bool(pred, what, where):
 
 # -- loops ----------------------------------------------------------------------------------------------------
 
-def convert_while_loop(cond_fn, body_fn, get, set_, names, loop_mask, where=None):
+def convert_while_loop(cond_fn, body_fn, get, set_, names, loop_mask, where=None, push_pop=()):
     """``while cond_fn(): body_fn()``: Python while the condition is a Python value; a while op
-    from the first time it is a Variable."""
+    from the first time it is a Variable. ``push_pop``: names whose list methods the body calls."""
     while True:
         c = cond_fn()
         if _is_var(c):
-            loop_lowering.static_while(cond_fn, body_fn, get, set_, names, loop_mask, where, first_cond=c)
+            loop_lowering.static_while(cond_fn, body_fn, get, set_, names, loop_mask, where, first_cond=c,
+                                       push_pop=push_pop)
             return
         if not _py_truth(c, where):
             return
         body_fn()
 
 
-def convert_for_loop(iterable, body_fn, get, set_, names, loop_mask, where=None, extra_test=None):
+def convert_for_loop(iterable, body_fn, get, set_, names, loop_mask, where=None, extra_test=None, push_pop=()):
     """``for item in iterable: body_fn(item)`` with an optional ``extra_test`` (break/return flags)."""
-    if isinstance(iterable, (StaticRange, StaticEnumerate)) or _is_var(iterable):
-        loop_lowering.static_for(iterable, body_fn, get, set_, names, loop_mask, where, extra_test)
+    if isinstance(iterable, (StaticRange, StaticEnumerate, StaticZip)) or _is_var(iterable):
+        loop_lowering.static_for(iterable, body_fn, get, set_, names, loop_mask, where, extra_test, push_pop)
         return
     if isinstance(iterable, TensorArrayList):
-        raise TypeError(f"iterating over a list built in a tensor loop is not supported ({where_text(where)}); "
-                        "stack it first with paddle.stack")
+        # its length is known only when the Program runs: a while op over its items
+        loop_lowering.static_for(iterable, body_fn, get, set_, names, loop_mask, where, extra_test, push_pop)
+        return
     for item in iterable:
         if extra_test is not None:
             t = extra_test()
@@ -135,9 +138,20 @@ def convert_range(*args):
 
 
 def convert_enumerate(iterable, start=0):
-    if _is_var(iterable) or isinstance(iterable, StaticRange):
+    if _is_var(iterable) or isinstance(iterable, (StaticRange, StaticZip, TensorArrayList)):
         return StaticEnumerate(iterable, start)
     return builtins.enumerate(iterable, start)
+
+
+def convert_zip(*iterables, **kwargs):
+    """``zip``: a tensor whose first dim is unknown while tracing (a ``None`` batch dim) or a ``range``
+    with a tensor bound is iterated by a while op up to the shortest length (Paddle refuses this case;
+    iterating the Variable in Python would never end). Anything else is Python's zip."""
+    if not kwargs and any((_is_var(a) and (not a.shape or a.shape[0] < 0)) or isinstance(a, (StaticRange,
+                                                                                           TensorArrayList))
+                          for a in iterables):
+        return StaticZip(list(iterables))
+    return builtins.zip(*iterables, **kwargs)
 
 
 # -- logic ----------------------------------------------------------------------------------------------------
@@ -225,8 +239,9 @@ def _cast(x, dtype_code):
 
 
 def convert_int(x=0, *args):
+    # Paddle's to_static turns int(t) into cast(t, "int32") and float(t) into cast(t, "float32")
     if _is_var(x):
-        return _cast(x, 3)
+        return _cast(x, 2)
     return builtins.int(x, *args)
 
 

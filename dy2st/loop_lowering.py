@@ -7,10 +7,20 @@ Variables:
 - Python numbers and bools become constants (``i = 0; while i < n: i += 1``);
 - eager tensors (captured parameters, buffers) are copied first, so the loop never writes
   them;
-- Python lists that the body appends to become tensor arrays (`TensorArrayList`);
+- Python lists of tensors whose ``append`` / ``pop`` / ``insert`` / ``extend`` the body calls (or that
+  a trial trace sees grow) become tensor arrays (`TensorArrayList`), changed in place by array ops
+  (pop / insert / item assignment included, with gradients; ``for item in arr`` is a while op too);
 - variables first assigned inside the loop (and return values set inside it) have no value
   before it: a trial trace of the body, thrown away afterwards, tells their structure, dtype
-  and shape, and they start as zero placeholders.
+  and shape, and they start as zero placeholders;
+- a loop variable the body promotes (a Python int or int tensor becoming a float tensor, int32 ->
+  int64, float32 -> float64: Paddle 3.3.1 accepts these) enters the loop already promoted: the trace
+  is thrown away and done again. (A loop that runs zero times then gives the promoted dtype, where
+  eager Python and Paddle keep the original one: a static Variable has one dtype.) Narrowing is refused.
+
+``for`` loops iterate a hidden int64 index: over ``range`` with tensor bounds, a tensor's first dim,
+``enumerate`` (its index 0-D, so ``row * (i + 1)`` mixes with float rows like a Python int), a tensor
+array, and ``zip`` over tensors of unknown length (up to the shortest, known at run time).
 
 The body function is traced once into the ``while`` op's sub-block (FORMATS.md 7.2 pattern,
 built by `runtime.static.control_flow.while_loop`).
@@ -29,36 +39,8 @@ from runtime.tensor import Tensor
 from . import mutation_log
 from .cond_lowering import copy_containers, is_number, placeholder_like, same_python_value
 from .errors import where_text
+from .tensor_array_list import TensorArrayList
 from .undefined import UndefinedVar, is_undefined
-
-
-class TensorArrayList:
-    """A Python list that became a tensor array inside a tensor-dependent loop.
-
-    ``append`` writes at the end; ``len``, indexing, ``paddle.stack`` / ``paddle.concat``
-    (through the converted call) read it back as tensors."""
-
-    def __init__(self, array):
-        self.array = array
-
-    def append(self, x):
-        n = tensor_array.array_length(self.array)
-        tensor_array.array_write(x, n, self.array)
-
-    def __getitem__(self, i):
-        if isinstance(i, (int, np.integer)) and i < 0:
-            i = run_op("scale", tensor_array.array_length(self.array), scale=1.0, bias=float(i))
-        return tensor_array.array_read(self.array, i)
-
-    def __len__(self):
-        raise TypeError("len() of a list built inside a tensor-dependent loop is a tensor; it is converted only "
-                        "inside to_static code (use paddle.tensor.array_length)")
-
-    def length(self):
-        return tensor_array.array_length(self.array)
-
-    def to_tensor(self, axis=0, use_stack=True):
-        return tensor_array.tensor_array_to_tensor(self.array, axis=axis, use_stack=use_stack)[0]
 
 
 def _to_loop_value(v, name, where):
@@ -122,11 +104,12 @@ def _trial(body_fn, get, set_, state, copy=True):
     return vals
 
 
-def static_while(cond_fn, body_fn, get, set_, names, loop_mask, where, first_cond=None):
-    """``while cond_fn(): body_fn()`` as a while op; ``first_cond`` is cond_fn()'s value already computed."""
+def static_while(cond_fn, body_fn, get, set_, names, loop_mask, where, first_cond=None, push_pop=()):
+    """``while cond_fn(): body_fn()`` as a while op; ``first_cond`` is cond_fn()'s value already computed.
+    ``push_pop``: names whose list methods (append, pop ...) the body calls."""
     state = list(get())
     idx = [i for i, m in enumerate(loop_mask) if m]
-    _lists_to_arrays(body_fn, get, set_, state, idx)
+    _lists_to_arrays(body_fn, get, set_, state, idx, [i for i in idx if names[i] in push_pop])
     missing = [i for i in idx if is_undefined(state[i]) or state[i] is None]
     if missing:
         # the trial sees the loop variables as the Variables the real body will see (a Python
@@ -158,8 +141,20 @@ def static_while(cond_fn, body_fn, get, set_, names, loop_mask, where, first_con
     objects = {i: state[i] for i in idx if _is_plain_object(state[i])}
     idx = [i for i in idx if i not in objects]
     originals = {i: state[i] for i in idx}
-    loop_vals = [pack(state[i], [_to_loop_value(x, names[i], where) for x in flatten(state[i])])
-                 if not isinstance(state[i], TensorArrayList) else state[i].array for i in idx]
+    widened = {}    # (state index, leaf index) -> the dtype the body gives that loop variable
+
+    def entry_values():
+        out = []
+        for i in idx:
+            if isinstance(state[i], TensorArrayList):
+                out.append(state[i].array)
+                continue
+            leaves = [_to_loop_value(x, names[i], where) for x in flatten(state[i])]
+            for k, v in enumerate(leaves):
+                if (i, k) in widened:
+                    leaves[k] = run_op("cast", v, in_dtype=v.dtype.proto, out_dtype=widened[(i, k)].proto)
+            out.append(pack(state[i], leaves))
+        return out
 
     def load(vals):
         cur = list(get())
@@ -201,18 +196,78 @@ def static_while(cond_fn, body_fn, get, set_, names, loop_mask, where, first_con
             if is_undefined(v):
                 raise NameError(f"loop variable '{names[i]}' is undefined at the end of an iteration of the "
                                 f"tensor-dependent loop at {where_text(where)}")
-            leaves = [_to_body_value(x, b, names[i], where) for x, b in
-                      zip(_flat_checked(v, originals[i], names[i], where), flatten(before))]
+            leaves = []
+            for k, (x, b) in enumerate(zip(_flat_checked(v, originals[i], names[i], where), flatten(before))):
+                if isinstance(x, Variable) and x.type == VarType.LOD_TENSOR and isinstance(b, Variable) \
+                        and x.dtype != b.dtype and _widens(b.dtype, x.dtype):
+                    raise _Widen(i, k, x.dtype)
+                leaves.append(_to_body_value(x, b, names[i], where))
             out.append(pack(before, leaves) if isinstance(before, (list, tuple, dict)) else leaves[0])
         return out
 
-    results = while_loop(cond, body, loop_vals) if idx else _while_no_state(cond, body)
+    if not idx:
+        load(_while_no_state(cond, body))
+        return
+    program = default_main_program()
+    parent = program.current_block()
+    # each retry promotes one leaf one step (at most 4 steps each): this bound is never reached
+    for _ in range(8 * sum(len(flatten(state[i])) for i in idx) + 2):
+        n_blocks, n_ops, version = len(program.blocks), len(parent.ops), program.version
+        try:
+            results = while_loop(cond, body, entry_values())
+            break
+        except _Widen as w:
+            # Paddle's rule: a loop variable the body promotes (a Python int or an int tensor becoming a
+            # float tensor, int32 -> int64, float32 -> float64) enters the loop already promoted. Throw
+            # this attempt away and trace again from the same state
+            del program.blocks[n_blocks:]
+            del parent.ops[n_ops:]
+            program.current_block_idx = parent.idx
+            program.version = version + 1
+            set_(tuple(state))
+            widened[(w.i, w.k)] = w.dtype
+    else:
+        raise RuntimeError(f"the loop variables of the tensor-dependent loop at {where_text(where)} keep changing "
+                           "dtype from one trace of the body to the next")
     load(results)
 
 
-def _lists_to_arrays(body_fn, get, set_, state, idx):
-    """Python lists the body appends to in place become tensor arrays (`TensorArrayList`).
-    A trial trace on copies tells which lists grow; lists the body rebinds stay Python lists."""
+class _Widen(Exception):
+    """A loop variable's dtype is promoted by the body: the loop is traced again with it promoted."""
+
+    def __init__(self, i, k, dtype):
+        super().__init__(i, k, dtype)
+        self.i, self.k, self.dtype = i, k, dtype
+
+
+_WIDER = {"bool": 0, "uint8": 1, "int8": 1, "int16": 2, "int32": 3, "int64": 4}
+_FLOAT_RANK = {"float16": 1, "bfloat16": 1, "float32": 2, "float64": 3}
+
+
+def _widens(before, after):
+    """Whether ``after`` is a promotion of ``before`` that Paddle's loops accept."""
+    b, a = before.name, after.name
+    if b in _WIDER and a in _FLOAT_RANK:
+        return True
+    if b in _WIDER and a in _WIDER:
+        return _WIDER[a] > _WIDER[b]
+    if b in _FLOAT_RANK and a in _FLOAT_RANK:
+        return _FLOAT_RANK[a] > _FLOAT_RANK[b]
+    return False
+
+
+def _lists_to_arrays(body_fn, get, set_, state, idx, push_pop=()):
+    """Python lists the body appends to in place become tensor arrays (`TensorArrayList`): the lists of
+    tensors whose list methods the body calls (``push_pop``, found in the source), and the lists a trial
+    trace on copies sees grow; lists the body rebinds stay Python lists."""
+    block = default_main_program().current_block()
+    for i in push_pop:
+        if type(state[i]) is list and all(isinstance(x, (Variable, Tensor)) for x in state[i]):
+            # an empty list's element type is set by its first write
+            dtype = state[i][0].dtype if state[i] else "float32"
+            state[i] = TensorArrayList(tensor_array.create_array(dtype, [as_variable(block, x) for x in state[i]]))
+    if push_pop:
+        set_(tuple(state))
     lists = [i for i in idx if type(state[i]) is list
              and all(isinstance(x, (Variable, Tensor)) for x in state[i])]
     if not lists:
@@ -301,6 +356,14 @@ class StaticEnumerate:
         self.inner, self.start = inner, start
 
 
+class StaticZip:
+    """``zip(...)`` over a tensor whose first dim is unknown (or a ``range`` with a tensor bound):
+    iterated with a while op up to the shortest length, known only when the Program runs."""
+
+    def __init__(self, parts):
+        self.parts = parts
+
+
 def _int64(v):
     if isinstance(v, Variable):
         v = v if v.dtype.name == "int64" else run_op("cast", v, in_dtype=v.dtype.proto, out_dtype=3)
@@ -310,12 +373,71 @@ def _int64(v):
     return as_variable(default_main_program().current_block(), np.array([int(v)], dtype=np.int64))
 
 
-def static_for(iterable, body_fn, get, set_, names, loop_mask, where, extra_test=None):
+def _zero_d(v):
+    return run_op("reshape2", v, None, None, shape=[])
+
+
+def _range_length(start, stop, step):
+    """How many items ``range(start, stop, step)`` gives (an int64 [1] Variable or a Python int)."""
+    if not any(isinstance(v, Variable) for v in (start, stop)):
+        return len(range(start, stop, step))
+    span = run_op("elementwise_sub", _int64(stop), _int64(start)) if step > 0 else \
+        run_op("elementwise_sub", _int64(start), _int64(stop))
+    k = abs(step)
+    n = run_op("elementwise_floordiv", run_op("scale", span, scale=1.0, bias=float(k - 1)), _int64(k))
+    return run_op("elementwise_max", n, _int64(0))
+
+
+def _zip_part(p, where):
+    """(length, item at index i) of one argument of a staged ``zip``."""
+    if isinstance(p, StaticRange) or isinstance(p, range):
+        start, stop, step = p.start, p.stop, p.step
+        if isinstance(step, Variable):
+            raise TypeError(f"the step of range() in the zip of the for loop at {where_text(where)} must be a "
+                            "Python int")
+
+        def item(i):
+            v = run_op("scale", i, scale=float(step), bias=0.0)
+            v = run_op("elementwise_add", v, _int64(start)) if isinstance(start, Variable) else \
+                run_op("scale", v, scale=1.0, bias=float(start))
+            return _zero_d(v)
+        return _range_length(start, stop, step), item
+    if isinstance(p, Variable):
+        if not p.shape:
+            raise TypeError(f"zip() argument is a 0-D tensor, which cannot be iterated (the for loop at "
+                            f"{where_text(where)})")
+        n = p.shape[0] if p.shape[0] >= 0 else run_op("slice", run_op("shape", p), axes=[0], starts=[0], ends=[1],
+                                                      infer_flags=[1], decrease_axis=[])
+        return n, lambda i: run_op("squeeze2", run_op("gather", p, i, None, axis=0), axes=[0])
+    if isinstance(p, Tensor):
+        return _zip_part(as_variable(default_main_program().current_block(), p), where)
+    if isinstance(p, TensorArrayList):
+        arr = p.array
+        return tensor_array.array_length(arr), lambda i: tensor_array.array_read(arr, i)
+    raise TypeError(f"zip() over a tensor whose length is known only at run time cannot also iterate a "
+                    f"{type(p).__name__} (the for loop at {where_text(where)}); iterate tensors and range() only, "
+                    "or index the Python sequence with the loop index")
+
+
+def static_for(iterable, body_fn, get, set_, names, loop_mask, where, extra_test=None, push_pop=()):
     """``for item in iterable: body_fn(item)`` as a while op over a hidden index."""
     enum_start = None
     if isinstance(iterable, StaticEnumerate):
         enum_start, iterable = iterable.start, iterable.inner
-    if isinstance(iterable, StaticRange):
+    zip_items = None
+    single = isinstance(iterable, TensorArrayList)
+    if single:      # ``for item in out`` over a list built in a tensor loop: its items, read one by one
+        iterable = StaticZip([iterable])
+    if isinstance(iterable, StaticZip):
+        parts = [_zip_part(p, where) for p in iterable.parts]
+        lengths = [n for n, _ in parts]
+        stop = lengths[0]
+        for n in lengths[1:]:
+            stop = min(stop, n) if not isinstance(stop, Variable) and not isinstance(n, Variable) else \
+                run_op("elementwise_min", _int64(stop), _int64(n))
+        start, step, seq = 0, 1, None
+        zip_items = [f for _, f in parts]
+    elif isinstance(iterable, StaticRange):
         start, stop, step = iterable.start, iterable.stop, iterable.step
         seq = None
     else:   # a Variable: its first dimension
@@ -355,19 +477,23 @@ def static_for(iterable, body_fn, get, set_, names, loop_mask, where, extra_test
 
     def body():
         i = box["i"]
-        if seq is None:
+        if zip_items is not None:
+            item = tuple(f(i) for f in zip_items) if not single else zip_items[0](i)
+        elif seq is None:
             # a 0-D index, like the Python int it stands for (``x[i]`` drops the dim)
-            item = run_op("reshape2", i, None, None, shape=[])
+            item = _zero_d(i)
         else:
             item = run_op("squeeze2", run_op("gather", seq, i, None, axis=0), axes=[0])
         if enum_start is not None:
-            counter = i if (seq is not None or (isinstance(start, int) and start == 0)) else None
+            counter = i if (seq is not None or zip_items is not None or (isinstance(start, int) and start == 0)) \
+                else None
             if counter is None:
                 counter = run_op("elementwise_sub", i, _int64(start))
             if enum_start:
                 counter = run_op("scale", counter, scale=1.0, bias=float(enum_start))
-            item = (counter, item)
+            # 0-D like the Python int it stands for: ``row * (i + 1)`` mixes with float rows as a scalar
+            item = (_zero_d(counter), item)
         body_fn(item)
         box["i"] = run_op("scale", box["i"], scale=1.0, bias=float(step))
 
-    static_while(cond, body, get2, set2, names, mask, where)
+    static_while(cond, body, get2, set2, names, mask, where, push_pop=push_pop)

@@ -30,7 +30,9 @@ A ``for`` loop's body function takes the item and assigns the loop target first:
     _jst.convert_for_loop(_jst.Call(range)(T), _dy2st_body_2, get, set, names, mask, where,
                           extra_test=lambda: not _dy2st_break_7)
 
-Loop variables are the modified names live at the loop test (liveness). Python conditions and
+Loop variables are the modified names live at the loop test (liveness). Names whose ``append`` /
+``pop`` / ``insert`` / ``extend`` the body calls are passed as ``push_pop=(...)``: those holding lists of
+tensors become tensor arrays when the loop is staged. Python conditions and
 iterables (lists, ``LayerList``, ``range(int)``) run as Python loops; a Variable condition or a
 tensor / ``range(tensor)`` iterable makes a while op (dy2st/loop_lowering.py).
 """
@@ -43,6 +45,24 @@ from .base import FunctionBodyTransformer, and_, call, expr, funcdef, jst, kw, l
     scope_decls, tuple_const
 from . import logical
 from .control_flow_common import assigned_attributes, note_undefined, state_functions
+
+
+_LIST_METHODS = frozenset({"append", "pop", "insert", "extend"})
+
+
+def _push_pop_names(stmts):
+    """Names whose ``append`` / ``pop`` / ``insert`` / ``extend`` the statements call (also through
+    ``_jst.Call(name.append)`` and inside the branch functions of converted ifs): lists of tensors among
+    the loop variables become tensor arrays before the loop, as Paddle's ``push_pop_names``."""
+    found = set()
+    stack = list(stmts)
+    while stack:
+        n = stack.pop()
+        if isinstance(n, gast.Attribute) and n.attr in _LIST_METHODS and isinstance(n.value, gast.Name) \
+                and isinstance(n.ctx, gast.Load):
+            found.add(n.value.id)
+        stack.extend(gast.iter_child_nodes(n))
+    return sorted(found)
 
 
 class _Loops(FunctionBodyTransformer):
@@ -65,8 +85,10 @@ class _Loops(FunctionBodyTransformer):
         cond_fn = funcdef(c_name, [], [gast.Return(value=node.test)])
         body_fn = funcdef(b_name, [], scope_decls(ctx, [n for n in state if "." not in n]) + node.body)
         state_fns, get_name, set_name = state_functions(ctx, state, node)
+        push_pop = [n for n in _push_pop_names(node.body) if n in state]
         helper = call(jst("convert_while_loop"), [load(c_name), load(b_name), load(get_name), load(set_name),
-                                                 tuple_const(state), tuple_const(mask), ctx.where(node)])
+                                                 tuple_const(state), tuple_const(mask), ctx.where(node)],
+                      [kw("push_pop", tuple_const(push_pop))] if push_pop else [])
         return located([cond_fn, body_fn] + state_fns + [expr(helper)] + node.orelse, node)
 
     def visit_For(self, node):
@@ -81,6 +103,9 @@ class _Loops(FunctionBodyTransformer):
                           + node.body)
         state_fns, get_name, set_name = state_functions(ctx, state, node)
         keywords = []
+        push_pop = [n for n in _push_pop_names(node.body) if n in state]
+        if push_pop:
+            keywords.append(kw("push_pop", tuple_const(push_pop)))
         extra = getattr(node, "dy2st_extra_tests", None)
         if extra:
             test = logical.transform_expr(and_(*extra), ctx)

@@ -283,8 +283,20 @@ def program_to_desc(program, feed_names=(), fetch_names=(), *, version=PADDLE_VE
     return pd
 
 
+# ops of ours that Paddle's ProgramDesc does not have (tensor-array pop/insert and per-iteration array
+# reset, which dy2st stages for Python list methods in tensor loops): files with them load in dy2st only
+DY2ST_ONLY_OPS = frozenset({"array_pop", "array_insert", "create_array"})
+
+
 def serialize_program(program, feed_names=(), fetch_names=(), **kwargs) -> bytes:
-    """The .pdmodel bytes of ``program`` (see `program_to_desc`)."""
+    """The .pdmodel bytes of ``program`` (see `program_to_desc`). A program using `DY2ST_ONLY_OPS` is written
+    with a warning: dy2st loads the file, real PaddlePaddle does not."""
+    found = sorted({op.type for blk in program.blocks for op in blk.ops if op.type in DY2ST_ONLY_OPS})
+    if found:
+        import warnings
+        warnings.warn(f"the saved model uses dy2st's own op(s) {found} (Python list pop/insert or a list created "
+                      "inside a tensor loop): dy2st loads it, real PaddlePaddle cannot. Build such lists with "
+                      "paddle.stack / paddle.concat of tensors to get a model Paddle loads.", stacklevel=3)
     return program_to_desc(program, feed_names, fetch_names, **kwargs).SerializeToString()
 
 

@@ -111,8 +111,11 @@ def _conditional_block_grad_run(op, env, run_block):
         for o, g in zip(outs, op.attrs["grad_vars"]):
             env[o] = local[g]
     else:
-        for o, n in zip(outs, op.inputs["Input"]):
-            env[o] = _zeros_like(saved.values[n])
+        passthrough = op.attrs.get("array_passthrough") or [-1] * len(outs)
+        douts = op.inputs.get("Out@GRAD", [])
+        for o, n, k in zip(outs, op.inputs["Input"], passthrough):
+            # an array the branch would have changed in place: untouched, its gradient passes through
+            env[o] = list(env.get(douts[k]) or []) if k >= 0 else _zeros_like(saved.values[n])
 
 
 register("conditional_block", ["Cond[]", "Input[]"], ["Out[]", "Scope"],
@@ -124,7 +127,7 @@ register("conditional_block", ["Cond[]", "Input[]"], ["Out[]", "Scope"],
 # sub-block over the saved Scope when the branch ran, else gives zero gradients.
 # grad_vars[i] names Input@GRAD[i]'s value inside the grad sub-block.
 register("conditional_block_grad", ["Input[]", "Out@GRAD[]", "Scope"], ["Input@GRAD[]"],
-         {"sub_block": ("BLOCK", None), "grad_vars": ("STRINGS", [])},
+         {"sub_block": ("BLOCK", None), "grad_vars": ("STRINGS", []), "array_passthrough": ("INTS", [])},
          kernel=_conditional_block_grad, infer_meta=lambda xs, douts, scope, **_: list(xs),
          interpret=_conditional_block_grad_run, differentiable=())
 
@@ -352,6 +355,161 @@ def _tensor_array_to_tensor_meta(x, axis=0, use_stack=False, **_):
 
 register("tensor_array_to_tensor", ["X"], ["Out", "OutIndex"], {"axis": ("INT", 0), "use_stack": ("BOOLEAN", False)},
          kernel=_tensor_array_to_tensor, infer_meta=_tensor_array_to_tensor_meta, differentiable=())
+
+
+# -- create_array inside a loop or branch body -------------------------------------------------------------
+# Paddle runs each sub-block execution in a fresh scope, so an array created in a while body starts empty
+# every iteration; our executors keep one environment, so an array created in a sub-block is emptied by
+# this op when the creation runs (Paddle's PIR op of the same name; not a legacy ProgramDesc op).
+
+def _create_array_run(op, env, run_block):
+    env[op.outputs["Out"][0]] = []
+
+
+def _create_array(dtype=5, **_):
+    # a one-op eager call sees arrays stacked (see write_to_array): an empty one is an empty tensor
+    from ..dtype import from_proto
+    return np.zeros((0,), dtype=from_proto(dtype).np)
+
+
+def _create_array_meta(dtype=5, **_):
+    from ..dtype import from_proto
+    return Meta((-1,), np.dtype(from_proto(dtype).np))
+
+
+register("create_array", [], ["Out"], {"dtype": ("INT", 5)}, kernel=_create_array,
+         infer_meta=_create_array_meta, interpret=_create_array_run,
+         differentiable=())
+
+
+# -- list.pop / list.insert on tensor arrays (to_static lists changed in tensor loops) ----------------------
+# Python's list semantics: pop(i) removes and returns item i (negative from the end, IndexError when out
+# of range); insert(i, v) puts v before item i (clamped to [0, len], negative from the end). ArrayOut is the
+# array variable X itself (changed in place, as write_to_array's Out); Index is the position actually used,
+# which the gradients read. Paddle's PIR has array_pop; its legacy ProgramDesc has neither op, so a Program
+# holding them trains and runs here but is not one real Paddle can load.
+
+def _pop_position(arr, i):
+    k = int(np.asarray(i).reshape(-1)[0])
+    n = len(arr)
+    if n == 0:
+        raise IndexError("array_pop: pop from an empty tensor array (list.pop on a list built in a tensor loop)")
+    j = k + n if k < 0 else k
+    if not 0 <= j < n:
+        raise IndexError(f"array_pop: pop index {k} out of range for a tensor array of length {n}")
+    return j
+
+
+def _array_pop_run(op, env, run_block):
+    arr = list(env.get(op.inputs["X"][0]) or [])
+    j = _pop_position(arr, env[op.inputs["I"][0]])
+    item = arr.pop(j)
+    if item is None:
+        raise IndexError(f"array_pop: element {j} of the tensor array was never written")
+    env[op.outputs["Out"][0]] = item
+    env[op.outputs["ArrayOut"][0]] = arr
+    env[op.outputs["Index"][0]] = np.array([j], dtype=np.int64)
+
+
+def _array_pop(X, I, **_):
+    arr = list(X)
+    j = _pop_position(arr, I)
+    item = arr.pop(j)
+    return item, arr, np.array([j], dtype=np.int64)
+
+
+register("array_pop", ["X", "I"], ["Out", "ArrayOut", "Index"], kernel=_array_pop,
+         infer_meta=lambda x, i, **_: (_element_meta(x), x[:-1] if isinstance(x, list) else x,
+                                       Meta((1,), np.dtype("int64"))),
+         interpret=_array_pop_run, differentiable=())
+
+
+def _insert_position(arr, i):
+    k = int(np.asarray(i).reshape(-1)[0])
+    n = len(arr)
+    j = k + n if k < 0 else k
+    return min(max(j, 0), n)
+
+
+def _array_insert_run(op, env, run_block):
+    arr = list(env.get(op.inputs["X"][0]) or [])
+    j = _insert_position(arr, env[op.inputs["I"][0]])
+    arr.insert(j, env[op.inputs["Value"][0]])
+    env[op.outputs["ArrayOut"][0]] = arr
+    env[op.outputs["Index"][0]] = np.array([j], dtype=np.int64)
+
+
+def _array_insert(X, I, Value, **_):
+    arr = list(X)
+    j = _insert_position(arr, I)
+    arr.insert(j, Value)
+    return arr, np.array([j], dtype=np.int64)
+
+
+register("array_insert", ["X", "I", "Value"], ["ArrayOut", "Index"], kernel=_array_insert,
+         infer_meta=lambda x, i, v, **_: (x + [v] if isinstance(x, list) else x, Meta((1,), np.dtype("int64"))),
+         interpret=_array_insert_run, differentiable=())
+
+
+def _array_pop_grad_run(op, env, run_block):
+    # the array before the pop had the popped element at Index: its gradient goes back there
+    j = int(np.asarray(env[op.inputs["Index"][0]]).reshape(-1)[0])
+    darr = _elements(env.get(op.inputs["ArrayOut@GRAD"][0])) if op.inputs.get("ArrayOut@GRAD") else []
+    dout = env.get(op.inputs["Out@GRAD"][0]) if op.inputs.get("Out@GRAD") else None
+    if len(darr) < j:
+        darr.extend([None] * (j - len(darr)))
+    darr.insert(j, dout)
+    env[op.outputs["X@GRAD"][0]] = darr
+
+
+def _array_pop_grad(Index, OutGrad=None, ArrayOutGrad=None, **_):
+    j = int(np.asarray(Index).reshape(-1)[0])
+    darr = _elements(ArrayOutGrad)
+    if len(darr) < j:
+        darr.extend([None] * (j - len(darr)))
+    darr.insert(j, OutGrad)
+    return darr
+
+
+def _array_insert_grad(Index, Value, ArrayOutGrad, **_):
+    j = int(np.asarray(Index).reshape(-1)[0])
+    darr = _elements(ArrayOutGrad)
+    g = darr.pop(j) if j < len(darr) else None
+    value = np.asarray(Value)
+    return (np.zeros_like(value) if g is None else np.asarray(g).astype(value.dtype, copy=False)), darr
+
+
+def _array_pop_grad_meta(i, dout=None, darr=None, **_):
+    # an array output: (one-op eager calls see it stacked) a leading unknown dim over the element meta
+    e = _element_meta(darr) if darr is not None and not (isinstance(darr, list) and not darr) else dout
+    if e is None:
+        return Meta((-1,), np.dtype("float32"))
+    return Meta((-1,) + tuple(e.shape), e.dtype)
+
+
+register("array_pop_grad", ["Index", "Out@GRAD?", "ArrayOut@GRAD?"], ["X@GRAD"],
+         kernel=_array_pop_grad,
+         infer_meta=_array_pop_grad_meta,
+         interpret=_array_pop_grad_run, differentiable=())
+
+
+def _array_insert_grad_run(op, env, run_block):
+    # the inserted value's gradient is the element at Index; the rest shift back by one
+    j = int(np.asarray(env[op.inputs["Index"][0]]).reshape(-1)[0])
+    darr = _elements(env.get(op.inputs["ArrayOut@GRAD"][0]))
+    value = np.asarray(env[op.inputs["Value"][0]])
+    g = darr.pop(j) if j < len(darr) else None
+    if op.outputs.get("Value@GRAD"):
+        env[op.outputs["Value@GRAD"][0]] = np.zeros_like(value) if g is None else \
+            np.asarray(g).astype(value.dtype, copy=False)
+    if op.outputs.get("X@GRAD"):
+        env[op.outputs["X@GRAD"][0]] = darr
+
+
+register("array_insert_grad", ["Index", "Value", "ArrayOut@GRAD"], ["Value@GRAD", "X@GRAD"],
+         kernel=_array_insert_grad,
+         infer_meta=lambda i, v, darr, **_: (v, darr[1:] if isinstance(darr, list) else darr),
+         interpret=_array_insert_grad_run, differentiable=())
 
 
 # -- tensor-array gradients (training Programs only; never saved) ------------------------------------------

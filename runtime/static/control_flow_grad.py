@@ -98,10 +98,17 @@ def _conditional_block_grad(op, douts, bw):
     if not names:
         return {}
     outs = [_grad_var(parent, op.block._var_recursive(n)) for n in names]
+    # a tensor array the branch changes in place is an Input and an Out: when the branch does not run,
+    # its gradient passes through unchanged (not zero), so the grad op is told which Out@GRAD it is
+    seed_names = [v.name for v, _ in seeds]
+    passthrough = [seed_names.index(n) if n in seed_names and _is_array(op.block._find_var_recursive(n)) else -1
+                   for n in names]
+    attrs = {"sub_block": gblock.idx, "grad_vars": [grads[n].name for n in names]}
+    if any(k >= 0 for k in passthrough):
+        attrs["array_passthrough"] = passthrough
     parent.append_op("conditional_block_grad",
                      {"Input": names, "Out@GRAD": [d for _, d in seeds], "Scope": op.outputs["Scope"]},
-                     {"Input@GRAD": outs},
-                     {"sub_block": gblock.idx, "grad_vars": [grads[n].name for n in names]})
+                     {"Input@GRAD": outs}, attrs)
     return dict(zip(names, outs))
 
 
@@ -231,3 +238,44 @@ def _tensor_array_to_tensor_grad(op, douts, bw):
 
 
 register_static_grad("tensor_array_to_tensor", _tensor_array_to_tensor_grad, lambda op: op.inputs.get("X", []))
+
+
+# list.pop / list.insert on tensor arrays (runtime/ops/control_flow.py): the array is changed in place, so
+# the gradient gathered for it after the op belongs to the array after it, and the rule gives the one before
+def _array_pop_grad(op, douts, bw):
+    arr_name = op.outputs["ArrayOut"][0]
+    dout, darr = douts.get(op.outputs["Out"][0]), douts.get(arr_name)
+    if dout is None and darr is None:
+        return {}
+    arr = op.block._var_recursive(op.inputs["X"][0])
+    g = _grad_var(program_block(op), arr)
+    ins = {"Index": op.outputs["Index"]}
+    if dout is not None:
+        ins["Out@GRAD"] = [dout.name]
+    if darr is not None:
+        ins["ArrayOut@GRAD"] = [darr.name]
+    program_block(op).append_op("array_pop_grad", ins, {"X@GRAD": [g]})
+    return {arr.name: g}
+
+
+register_static_grad("array_pop", _array_pop_grad, lambda op: op.inputs.get("X", []))
+
+
+def _array_insert_grad(op, douts, bw):
+    arr_name = op.outputs["ArrayOut"][0]
+    darr = douts.get(arr_name)
+    if darr is None:
+        return {}
+    arr = op.block._var_recursive(op.inputs["X"][0])
+    value = op.block._var_recursive(op.inputs["Value"][0])
+    g = _grad_var(program_block(op), arr)
+    dv = program_block(op).create_var(name=unique_name.generate(value.name + "@GRAD"), shape=value.shape,
+                                      dtype=value.dtype, stop_gradient=False)
+    program_block(op).append_op("array_insert_grad", {"Index": op.outputs["Index"], "Value": [value.name],
+                                                      "ArrayOut@GRAD": [darr.name]},
+                                {"Value@GRAD": [dv], "X@GRAD": [g]})
+    return {arr.name: g, value.name: dv}
+
+
+register_static_grad("array_insert", _array_insert_grad,
+                     lambda op: op.inputs.get("X", []) + op.inputs.get("Value", []))

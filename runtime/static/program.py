@@ -108,6 +108,12 @@ class Variable(TensorMethods):
                             "dimension is unknown at build time; use paddle.shape(x)[0]")
         return self._shape[0]
 
+    def __iter__(self):
+        # without it Python iterates through __getitem__ until an IndexError, which a slice of an
+        # unknown dimension never raises: iterating a None batch dim would trace forever
+        for k in range(len(self)):
+            yield self[k]
+
     def __hash__(self):
         return id(self)
 

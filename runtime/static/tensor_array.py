@@ -1,4 +1,5 @@
-"""Tensor arrays: create_array, array_write, array_read, array_length, tensor_array_to_tensor.
+"""Tensor arrays: create_array, array_write, array_read, array_length, tensor_array_to_tensor, and
+array_pop / array_insert (``list.pop`` / ``list.insert`` of to_static lists changed in tensor loops).
 
 Eager arrays are Python lists of Tensors; in a Program an array is a LOD_TENSOR_ARRAY variable
 (its shape/dtype describe the elements) written by write_to_array ops, a list at run time.
@@ -16,7 +17,8 @@ from ..tensor import Tensor
 from .builder import as_variable
 from .program import Variable, VarType, default_main_program
 
-__all__ = ["create_array", "array_write", "array_read", "array_length", "tensor_array_to_tensor"]
+__all__ = ["create_array", "array_write", "array_read", "array_length", "tensor_array_to_tensor", "array_pop",
+           "array_insert"]
 
 
 def _eager_index(i, api):
@@ -46,6 +48,9 @@ def create_array(dtype, initialized_list=None):
     arr = block.create_var(name=unique_name.generate("array"), shape=(), dtype=convert_dtype(dtype),
                            type=VarType.LOD_TENSOR_ARRAY)
     arr._element_known = False
+    if block.idx != 0:
+        # a body that runs again (a loop's, or a branch inside one) must find the array empty each time
+        block.append_op("create_array", {}, {"Out": [arr]}, {"dtype": int(arr.dtype.proto)})
     for k, x in enumerate(items):
         array_write(x, np.array([k], dtype=np.int64), arr)
     return arr
@@ -97,6 +102,60 @@ def array_read(array, i):
     if isinstance(i, (int, np.integer)):
         i = np.array([i], dtype=np.int64)
     return run_op("read_from_array", array, i)
+
+
+def _index_var(block, i):
+    if isinstance(i, (int, np.integer)):
+        return as_variable(block, np.array([int(i)], dtype=np.int64))
+    iv = as_variable(block, i)
+    if iv.dtype.name != "int64":
+        iv = run_op("cast", iv, in_dtype=iv.dtype.proto, out_dtype=3)
+    if iv.shape != [1] and iv.shape != (1,):
+        iv = run_op("reshape2", iv, None, None, shape=[1])
+    return iv
+
+
+def array_pop(array, i=-1):
+    """``list.pop(i)`` on a tensor array: removes element ``i`` (negative counts from the end) and returns it."""
+    if not state.static:
+        if not isinstance(array, list):
+            raise TypeError(f"array_pop: array must be a list (a tensor array), got {type(array).__name__}")
+        return array.pop(_eager_index(i, "array_pop"))
+    if not _is_array(array):
+        raise TypeError(f"array_pop: array must be a tensor array created by create_array, got {array!r}")
+    block = default_main_program().current_block()
+    iv = _index_var(block, i)
+    out = block.create_var(name=unique_name.generate("array_pop_out"), shape=array.shape, dtype=array.dtype,
+                           stop_gradient=array.stop_gradient)
+    index = block.create_var(name=unique_name.generate("array_pop_index"), shape=(1,), dtype=np.int64,
+                             stop_gradient=True)
+    block.append_op("array_pop", {"X": [array], "I": [iv]}, {"Out": [out], "ArrayOut": [array], "Index": [index]})
+    return out
+
+
+def array_insert(array, i, x):
+    """``list.insert(i, x)`` on a tensor array (``i`` clamped to the length, negative from the end)."""
+    if not state.static:
+        if not isinstance(array, list):
+            raise TypeError(f"array_insert: array must be a list (a tensor array), got {type(array).__name__}")
+        array.insert(_eager_index(i, "array_insert"), x)
+        return array
+    if not _is_array(array):
+        raise TypeError(f"array_insert: array must be a tensor array created by create_array, got {array!r}")
+    block = default_main_program().current_block()
+    xv = as_variable(block, x)
+    if not getattr(array, "_element_known", True):
+        array._set_meta(xv.shape, xv.dtype.np)
+        array._element_known = True
+    elif array.shape != xv.shape and len(array.shape) == len(xv.shape):
+        array._shape = tuple(a if a == b else -1 for a, b in zip(array.shape, xv.shape))
+    if not xv.stop_gradient:
+        array.stop_gradient = False
+    index = block.create_var(name=unique_name.generate("array_insert_index"), shape=(1,), dtype=np.int64,
+                             stop_gradient=True)
+    block.append_op("array_insert", {"X": [array], "I": [_index_var(block, i)], "Value": [xv]},
+                    {"ArrayOut": [array], "Index": [index]})
+    return array
 
 
 def array_length(array):

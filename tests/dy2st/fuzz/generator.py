@@ -8,6 +8,13 @@ return (inside ifs and loops), nested loops, and/or/not and ternaries. Predicate
 reductions compared with constants, tensor counters, or Python values, so different inputs take
 different paths. Every path returns the same structure (one or two float tensors).
 
+Optional features (each on for a share of programs): ``box`` / ``nest`` dicts changed by item
+assignment; a list ``lst`` of tensors changed with append / pop (with and without index, guarded by
+``len(lst) > 1`` so it never empties) / insert / extend / item assignment anywhere, including tensor
+loops and branches (a tensor array there), its stacked mean added to every return; ``acc``, a
+Python int that tensor loops turn into a float tensor (dtype-changing loop state), added to every
+return; ``for k, row in enumerate(x)`` and ``for a, b in zip(x, y)`` loops when ``x`` has a first dim.
+
 `generate(choices)` builds a `Program` from any `Choices` source: `RandomChoices` (plain Python,
 seeded) or `programs()` (a hypothesis strategy drawing each choice, so failures shrink).
 """
@@ -72,13 +79,18 @@ class _Scope:
     """What a block may read: float tensors, Python ints safe in arithmetic, ints and tensor ints
     for predicates; and whether break/continue are allowed (inside a loop)."""
 
-    def __init__(self, floats, scal, pyints, tints, in_loop, depth):
+    def __init__(self, floats, scal, pyints, tints, in_loop, depth, no_if=True):
         self.floats, self.scal, self.pyints, self.tints = list(floats), list(scal), list(pyints), list(tints)
         self.in_loop, self.depth = in_loop, depth
+        # outside every if: ``acc`` (int before its loop, float after) may change here. Changed in one
+        # branch of a tensor if it would be an int64 tensor in one branch and a float one in the other,
+        # which a Program cannot merge (refused clearly; Paddle refuses it too)
+        self.no_if = no_if
 
-    def child(self, in_loop=None, depth_inc=1):
+    def child(self, in_loop=None, depth_inc=1, in_if=True):
         return _Scope(self.floats, self.scal, self.pyints, self.tints,
-                      self.in_loop if in_loop is None else in_loop, self.depth + depth_inc)
+                      self.in_loop if in_loop is None else in_loop, self.depth + depth_inc,
+                      self.no_if and not (in_if and in_loop is None))
 
 
 class _Gen:
@@ -92,6 +104,10 @@ class _Gen:
         self.arity = 1
         self.int_arith = INT_ARITH
         self.containers = False
+        self.lists = False
+        self.acc = False
+        self.rows = False       # x / y have a first dim: enumerate / zip over them
+        self.shape = []
 
     def fresh(self, kind):
         self.counter += 1
@@ -176,7 +192,27 @@ class _Gen:
 
     def ret_value(self, sc):
         vals = [self.fexpr(sc) for _ in range(self.arity)]
+        if self.lists:
+            vals[0] = f"({vals[0]}) + paddle.stack(lst).mean(0)"
+        if self.acc:
+            vals[0] = f"({vals[0]}) + acc"
         return ", ".join(vals)
+
+    def list_stmt(self, sc, indent):
+        c = self.c
+        k = c.weighted([(3, "append"), (2, "pop"), (2, "pop0"), (2, "insert"), (2, "extend"), (3, "setitem")])
+        if k == "append":
+            self.emit(indent, f"lst.append({self.fexpr(sc)})")
+        elif k in ("pop", "pop0"):
+            # never empties it (the returns stack it); under a tensor loop len() is a tensor: a tensor if
+            self.emit(indent, "if len(lst) > 1:")
+            self.emit(indent + 1, "lst.pop()" if k == "pop" else f"lst.pop({c.choice(('0', '1', '-2'))})")
+        elif k == "insert":
+            self.emit(indent, f"lst.insert({c.choice(('0', '1', '-1'))}, {self.fexpr(sc)})")
+        elif k == "extend":
+            self.emit(indent, f"lst.extend([{self.fexpr(sc)}, {self.fexpr(sc)}])")
+        else:
+            self.emit(indent, f"lst[{c.choice(('0', '-1'))}] = {self.fexpr(sc)}")
 
     # -- statements ---------------------------------------------------------------------------------
     def block(self, sc, indent, n_min=1, n_max=3, prelude=None):
@@ -205,14 +241,43 @@ class _Gen:
         if nested_ok:
             table += [(4, "if"), (2, "while_t"), (1, "while_py"), (1, "for_py"), (2, "for_t"), (1, "while_true"),
                       (1, "def_both")]
-        if sc.in_loop:
+        # programs with ``lst`` or ``acc`` have no jumps: the flags of a break / continue / return wrap the
+        # rest in a tensor if, and a tensor loop there would turn the list into a tensor array (or ``acc``
+        # into a float) in one branch only, which is refused clearly (a Program cannot merge a list with
+        # a tensor array, nor an int64 tensor with a float one; Paddle refuses both too)
+        jumps = not (self.lists or self.acc)
+        if sc.in_loop and jumps:
             table += [(2, "break"), (2, "continue")]
-        if sc.depth > 0:
+        if sc.depth > 0 and jumps:
             table += [(1, "return")]
+        if not jumps:
+            table = [(w, k) for w, k in table if k != "while_true"]
         if self.containers and not sc.in_loop:
             table += [(2, "nest")]
+        if self.lists and sc.no_if:
+            table += [(4, "list")]
+        if self.acc and sc.in_loop and sc.no_if:
+            table += [(2, "acc")]
+        if self.rows and nested_ok:
+            table += [(1, "enumerate"), (1, "zip")]
         k = c.weighted(table)
-        if k == "nest":
+        if k == "list":
+            self.list_stmt(sc, indent)
+        elif k == "acc":
+            self.emit(indent, f"acc = acc + {self.var(sc)}.sum() * {c.choice(SCALES)}")
+        elif k == "enumerate":
+            kv, row = self.fresh("k"), self.fresh("row")
+            self.emit(indent, f"for {kv}, {row} in enumerate({c.choice(('x', 'y'))}):")
+            target = c.choice(["s", "t"])
+            inner = sc.child(in_loop=True)
+            inner.tints.append(kv)
+            self.block(inner, indent + 1, prelude=[f"{target} = {target} + {row} * ({kv} + 1)"])
+        elif k == "zip":
+            a, b = self.fresh("a"), self.fresh("b")
+            self.emit(indent, f"for {a}, {b} in zip(x, {c.choice(('y', 's', 't'))}):")
+            target = c.choice(["s", "t"])
+            self.block(sc.child(in_loop=True), indent + 1, prelude=[f"{target} = {target} + {a} * {b}"])
+        elif k == "nest":
             self.emit(indent, f"nest['l'][0] = {self.fexpr(sc)}")
         elif k == "assign":
             target = c.choice([v for v in sc.floats if not v.startswith("nest")])
@@ -336,6 +401,13 @@ class _Gen:
             self.emit(1, f"box = {{'v': x * {c.choice(SCALES)}, 'k': 1}}")
             self.emit(1, f"nest = {{'l': [y * {c.choice(SCALES)}]}}")
             floats += ["box['v']", "nest['l'][0]"]
+        self.lists = c.chance(22)
+        if self.lists:
+            self.emit(1, f"lst = [x * {c.choice(SCALES)}]")
+        self.acc = c.chance(15)
+        if self.acc:
+            self.emit(1, "acc = 0")
+        self.rows = bool(self.shape) and c.chance(40)
         sc = _Scope(floats, scal, ["n", "cnt"], ["m"], False, 0)
         ended = False
         while self.budget > 0 and not ended:
@@ -354,6 +426,7 @@ def generate(choices, name="f", max_stmts=None, max_depth=3):
     dtype = c.choice(FLOAT_DTYPES)
     m_shape = c.choice(([], [1]))
     g = _Gen(c, name, max_stmts, max_depth)
+    g.shape = list(shape)
     src = g.function()
     return Program(name, src, list(shape), dtype, list(m_shape), g.arity)
 

@@ -24,7 +24,9 @@ from tests.dy2st.fuzz import generator, harness, minimize  # noqa: E402
 CONSTRUCTS = {"if": " if ", "elif": "elif ", "else": "else:", "while": "while ", "for range(int)": "in range(n",
               "for range(tensor)": "in range(m", "break": "break", "continue": "continue",
               "return in block": "        return ", "and": " and ", "or": " or ", "not": "not ",
-              "ternary": " else ", "tuple return": "return (", }
+              "ternary": " else ", "tuple return": "return (", "list append": "lst.append(", "list pop": "lst.pop(",
+              "list insert": "lst.insert(", "list extend": "lst.extend(", "list item assignment": "lst[",
+              "enumerate": "in enumerate(", "zip": "in zip(", "int becoming float": "acc = acc + "}
 
 
 def main(argv=None):

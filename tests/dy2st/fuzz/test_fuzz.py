@@ -52,6 +52,12 @@ def test_fixed_set_covers_every_construct(fixed_set):
     # early returns inside a block (not only the final one)
     assert sum(any(line.startswith("        ") and line.strip().startswith("return ")
                    for line in s.splitlines()) for s in src) >= 50
+    # list methods (tensor arrays in tensor loops), enumerate / zip loops, dtype-changing loop state
+    for what, pattern in [("append", "lst.append("), ("pop", "lst.pop("), ("insert", "lst.insert("),
+                          ("extend", "lst.extend("), ("list item assignment", "lst["),
+                          ("enumerate", "in enumerate("), ("zip", "in zip("), ("int becoming float", "acc = acc + ")]:
+        used = sum(pattern in s for s in src)
+        assert used >= 5, f"only {used} of {len(src)} programs use {what}"
     assert {p.dtype for p in progs} == set(generator.FLOAT_DTYPES)
     assert {tuple(p.shape) for p in progs} == {tuple(s) for s in generator.FLOAT_SHAPES}
 

@@ -16,7 +16,7 @@ from ..ops.op_harness import _as_tuple, _ordered_inputs
 from ..ops.test_op_table import CASES
 
 # ops whose X is a tensor array (a LOD_TENSOR_ARRAY variable; the op table passes its elements)
-ARRAY_INPUT_OPS = {"read_from_array", "lod_array_length", "tensor_array_to_tensor"}
+ARRAY_INPUT_OPS = {"read_from_array", "lod_array_length", "tensor_array_to_tensor", "array_pop", "array_insert"}
 # ops whose kernels call back into Python objects held by the Program, not by the file
 NOT_RUNNABLE_FROM_FILE = {"py_func"}
 

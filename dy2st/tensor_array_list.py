@@ -1,0 +1,105 @@
+"""`TensorArrayList`: a Python list of tensors that became a tensor array under tensor control flow.
+
+Paddle's to_static turns a list whose ``append`` / ``pop`` a tensor loop (or a tensor ``if``) calls into
+a tensor array; ours is this wrapper around the LOD_TENSOR_ARRAY Variable, giving the list's methods as
+array ops (runtime/static/tensor_array.py), so converted code keeps calling them as on a list.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from runtime.dispatch import run_op
+from runtime.static import tensor_array
+from runtime.static.builder import as_variable
+from runtime.static.program import Variable, default_main_program
+from runtime.tensor import Tensor
+
+
+def _int64_1(v):
+    """``v`` (a Variable or a Python int) as an int64 [1] Variable."""
+    if isinstance(v, Variable):
+        v = v if v.dtype.name == "int64" else run_op("cast", v, in_dtype=v.dtype.proto, out_dtype=3)
+        return run_op("reshape2", v, None, None, shape=[1]) if v.shape == [] else v
+    return as_variable(default_main_program().current_block(), np.array([int(v)], dtype=np.int64))
+
+
+class TensorArrayList:
+    """A Python list that became a tensor array inside a tensor-dependent loop (or a tensor ``if``
+    whose branches leave it with different lengths).
+
+    ``append`` / ``pop`` (with and without index) / ``insert`` / ``extend`` (with a Python list) and item
+    assignment change the array in place with ops, gradients included; ``len``, indexing,
+    ``paddle.stack`` / ``paddle.concat`` (through the converted call) read it back as tensors."""
+
+    def __init__(self, array):
+        self.array = array
+
+    def append(self, x):
+        n = tensor_array.array_length(self.array)
+        tensor_array.array_write(x, n, self.array)
+
+    def pop(self, i=-1):
+        return tensor_array.array_pop(self.array, _index_value(i, "pop"))
+
+    def insert(self, i, x):
+        tensor_array.array_insert(self.array, _index_value(i, "insert"), x)
+
+    def extend(self, items):
+        if isinstance(items, TensorArrayList):
+            raise TypeError("list.extend with another list built in a tensor loop is not supported (its length "
+                            "is known only when the Program runs); append its items in the loop instead")
+        for x in items:
+            self.append(x)
+
+    def _position(self, i):
+        """A non-negative int64 [1] index for item ``i`` (negative counts from the end)."""
+        if isinstance(i, (int, np.integer)) and not isinstance(i, bool):
+            if i >= 0:
+                return int(i)
+            return run_op("scale", tensor_array.array_length(self.array), scale=1.0, bias=float(i))
+        if isinstance(i, (Variable, Tensor)):
+            iv = _int64_1(i if isinstance(i, Variable) else as_variable(default_main_program().current_block(), i))
+            n = tensor_array.array_length(self.array)
+            neg = run_op("cast", run_op("less_than", iv, _int64_1(0)), in_dtype=0, out_dtype=3)
+            return run_op("elementwise_add", iv, run_op("elementwise_mul", neg, n))
+        raise TypeError(f"list indices must be integers or tensors, not {type(i).__name__} (a list built in a "
+                        "tensor loop is a tensor array: slicing and other indices are not supported; read "
+                        "items by index or paddle.stack it and slice the tensor)")
+
+    def __getitem__(self, i):
+        return tensor_array.array_read(self.array, self._position(i))
+
+    def __setitem__(self, i, v):
+        # pop + insert at the same position: the old item's gradient stops there, the new one's flows
+        k = self._position(i)
+        tensor_array.array_pop(self.array, k)
+        tensor_array.array_insert(self.array, k, v)
+
+    def __iter__(self):
+        raise TypeError("a list built in a tensor loop has a length known only when the Program runs: a for loop "
+                        "in converted code iterates it (as a while op), but list(), comprehensions, sum() and "
+                        "other Python iteration cannot; paddle.stack it first and work on the tensor")
+
+    def __len__(self):
+        raise TypeError("len() of a list built inside a tensor-dependent loop is a tensor; it is converted only "
+                        "inside to_static code (use paddle.tensor.array_length)")
+
+    def length(self):
+        return tensor_array.array_length(self.array)
+
+    def _dy2st_not_an_output(self, fn):
+        name = getattr(fn, "__qualname__", "the function")
+        raise TypeError(f"{name} returns a Python list that became a tensor array under tensor control flow (its "
+                        "length is known only when the Program runs), which cannot be an output of the "
+                        "converted function; return paddle.stack(the_list) or paddle.concat(the_list) instead")
+
+    def to_tensor(self, axis=0, use_stack=True):
+        return tensor_array.tensor_array_to_tensor(self.array, axis=axis, use_stack=use_stack)[0]
+
+
+def _index_value(i, what):
+    if isinstance(i, (int, np.integer)) and not isinstance(i, bool):
+        return int(i)
+    if isinstance(i, (Variable, Tensor)):
+        return i
+    raise TypeError(f"list.{what}: the index must be an int or an integer tensor, got {type(i).__name__}")
