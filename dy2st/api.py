@@ -15,10 +15,16 @@ def to_static(function=None, input_spec=None, build_strategy=None, full_graph=Tr
     Usable as ``@to_static``, ``@to_static(input_spec=[...])``, ``to_static(fn)`` and
     ``to_static(layer)`` (which converts ``layer.forward`` in place and returns the layer).
     ``fallback=True`` runs the function eagerly, with a warning, if it cannot be converted.
-    ``build_strategy`` and ``full_graph`` are accepted for compatibility (we always convert
-    the whole function from its source, Paddle's AST mode).
+    ``property=True`` marks a method returning a constant (float, int, str or a list of them) that
+    ``jit.save(..., combine_params=True)`` stores in ``path.meta``; calling it runs it as it is.
+    ``build_strategy`` and ``full_graph`` are accepted for compatibility: we always convert the whole
+    function from its source (Paddle's AST mode, ``full_graph=True``). ``full_graph=False`` asks Paddle
+    for its bytecode translator (SOT), which falls back to eager Python around what it cannot stage;
+    here it converts in AST mode as well (so ``concrete_program`` etc. work, where Paddle's SOT
+    functions refuse them); ask for eager fallback on conversion errors with ``fallback=True``.
     """
     fallback = bool(kwargs.pop("fallback", False))
+    is_property = bool(kwargs.pop("property", False))
     kwargs.pop("backend", None)
     if kwargs:
         raise TypeError(f"to_static() got unexpected keyword arguments {sorted(kwargs)}")
@@ -27,6 +33,10 @@ def to_static(function=None, input_spec=None, build_strategy=None, full_graph=Tr
         from runtime.nn.layer.layers import Layer
         if isinstance(fn, Layer):
             layer = fn
+            if isinstance(layer.__dict__.get("forward", type(layer).forward), StaticFunction):
+                from .jit.dy2static import logging_utils
+                logging_utils.warn(f"`{type(layer).__name__}.forward` has already been decorated somewhere. It will "
+                                   "be redecorated to replace previous one.")
             forward = type(layer).forward
             if isinstance(forward, StaticFunction):
                 forward = forward.dygraph_function
@@ -36,11 +46,11 @@ def to_static(function=None, input_spec=None, build_strategy=None, full_graph=Tr
         if isinstance(fn, StaticFunction):
             return fn
         if isinstance(fn, types.MethodType):
-            sf = StaticFunction(fn.__func__, input_spec, build_strategy, full_graph, fallback)
+            sf = StaticFunction(fn.__func__, input_spec, build_strategy, full_graph, fallback, property=is_property)
             return sf.__get__(fn.__self__)
         if not callable(fn):
             raise TypeError(f"to_static: expected a function, a method or a Layer, got {type(fn).__name__}")
-        return StaticFunction(fn, input_spec, build_strategy, full_graph, fallback)
+        return StaticFunction(fn, input_spec, build_strategy, full_graph, fallback, property=is_property)
 
     if function is not None:
         return decorate(function)

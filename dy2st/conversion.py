@@ -103,7 +103,8 @@ def transform(fn_node, filename, is_generator=False):
     ctx = Context(fn_node, filename, is_generator)
     ctx.locals, ctx.params = local_names(fn_node)
     ctx.globals, ctx.nonlocals = declared_scopes(fn_node)
-    for p in PASSES:
+    from .jit.dy2static.logging_utils import log_transformed_code
+    for level, p in enumerate(PASSES, 1):
         name = p if p == ANALYSE else p.__name__.rsplit(".", 1)[-1]
         if is_generator and name not in _GENERATOR_PASSES:
             continue
@@ -111,14 +112,19 @@ def transform(fn_node, filename, is_generator=False):
             annotate(fn_node)
         else:
             p.transform(fn_node, ctx)
+            log_transformed_code(level, fn_node, name)      # paddle.jit.set_code_level(level)
     return ctx
 
 
 def _convert(fn):
+    from .jit.dy2static import logging_utils
     fn_node, filename, first = _parse(fn)
+    if logging_utils.get_verbosity() >= 1:       # paddle.jit.set_verbosity(1)
+        logging_utils.log(1, f"Source code: \n{astor.to_source(gast.gast_to_ast(fn_node))}")
     is_gen = bool(fn.__code__.co_flags & (inspect.CO_GENERATOR | inspect.CO_ASYNC_GENERATOR))
     ctx = transform(fn_node, filename, is_gen)
     source = astor.to_source(gast.gast_to_ast(fn_node))
+    logging_utils.log_transformed_code(logging_utils.LOG_AllTransformer, source, "All Transformers")
     freevars = list(fn.__code__.co_freevars)
     # inside the factory the def must not bind the function's own name: a recursive call
     # would become a free variable of the factory instead of the global the original reads

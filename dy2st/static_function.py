@@ -15,6 +15,14 @@ Program; a hit never takes that lock (the program cache has its own short lock, 
 fast paths are plain attribute reads). Calls nested inside a trace are inlined (the thread is in
 static mode), so a converted function calling another converted function takes no second lock.
 
+Paddle's API: ``train()`` / ``eval()`` (a plain function's mode; a Layer method follows its Layer),
+``concrete_program`` / ``concrete_program_specify_input_spec(input_spec, with_hook)`` /
+``get_concrete_program(*specs, with_hook=, is_train=)``, ``rollback()``, ``code``, ``main_program``,
+``get_traced_count()``, ``is_property`` (``to_static(property=True)``: the function runs as it is and
+jit.save stores its value). Feeds are named by Paddle's rule (``_input_names``): the argument's name,
+``xs_0``/``xs_1`` for a list argument, a dict's keys, or the InputSpec's own name. ``with_hook`` traces
+the Layer's forward pre/post hooks into the Program (what jit.save writes).
+
 Cache bound: each function keeps at most `MAX_CACHE_SIZE` Programs (least recently used out
 first; env ``DY2ST_MAX_CACHE_SIZE``, or ``fn.program_cache.max_size``) and warns once, with the
 arguments that varied and the InputSpec that would fix it, when it has traced more than Paddle's
@@ -71,6 +79,15 @@ _runner_lock = threading.Lock()
 _bind_lock = threading.Lock()       # not the trace lock: binding must not wait for a trace in progress
 
 
+_tracing = threading.local()        # .depth: how many to_static traces this thread is inside
+
+
+def in_to_static_mode():
+    """Paddle's ``in_to_static_mode()``: True while a to_static function is being traced (converted to a
+    Program) in this thread; False in eager code and in plain static mode (``paddle.enable_static``)."""
+    return getattr(_tracing, "depth", 0) > 0
+
+
 def enable_to_static(enable=True):
     """``paddle.jit.enable_to_static``: False makes every to_static function run eagerly."""
     if not isinstance(enable, bool):
@@ -99,6 +116,8 @@ class ConcreteProgram:
         self.parameters = [t for t in main_program._eager_bindings.values() if isinstance(t, Parameter)]
         self._runner = None
         self._single = structure.index if isinstance(structure, _Out) and (outputs or inputs) else None
+        self.with_hook = False      # the Layer's forward hooks are part of the Program (jit.save)
+        self.call_specs = None      # the arguments traced, tensors replaced by their InputSpecs
 
     @property
     def runner(self):
@@ -190,7 +209,10 @@ class StaticFunction:
     """A function (or Layer method) converted by ``paddle.jit.to_static``."""
 
     def __init__(self, function, input_spec=None, build_strategy=None, full_graph=True, fallback=False,
-                 instance=None, **kwargs):
+                 instance=None, property=False, **kwargs):
+        kwargs.pop("backend", None)     # Paddle's CINN switch: no meaning here
+        if kwargs:
+            raise TypeError(f"StaticFunction() got unexpected keyword arguments {sorted(kwargs)}")
         if isinstance(function, StaticFunction):
             function = function._dygraph_function
         self._dygraph_function = function
@@ -216,6 +238,8 @@ class StaticFunction:
         self._fast_args = None     # (signature, training, ConcreteProgram.run) of the last all-tensor call
         self._eager_only = None    # reason, once conversion failed with fallback on
         self._signature = None
+        self._property = bool(property)
+        self._training = True      # the mode of a plain function (a Layer method follows its Layer)
         functools.update_wrapper(self, function)
 
     # -- binding ---------------------------------------------------------------------------------------
@@ -228,7 +252,8 @@ class StaticFunction:
                 bound = self._bound.get(instance)
                 if bound is None:
                     bound = StaticFunction(self._dygraph_function, self._input_spec, self._build_strategy,
-                                           self._full_graph, self._fallback, instance=instance)
+                                           self._full_graph, self._fallback, instance=instance,
+                                           property=self._property)
                     self._bound[instance] = bound
         return bound
 
@@ -239,8 +264,68 @@ class StaticFunction:
     # -- public API ------------------------------------------------------------------------------------
     @property
     def dygraph_function(self):
-        return self._dygraph_function
+        """The original function (bound to the instance for a Layer method, as in Paddle)."""
+        inst = self._instance
+        return self._dygraph_function.__get__(inst) if inst is not None else self._dygraph_function
 
+    @property
+    def class_instance(self):
+        """The Layer a converted method is bound to (None for a plain function)."""
+        if self._instance_ref is None:
+            return None
+        inst = self._instance_ref()
+        if inst is None:
+            raise RuntimeError("The instance of class has been deleted, please re-create the instance.")
+        return inst
+
+    @property
+    def is_property(self):
+        """``to_static(property=True)``: the function returns a constant that ``jit.save`` stores."""
+        return self._property
+
+    def _raise_when_property(self):
+        if self._property:
+            raise RuntimeError("Can not call the func when property=True.")
+
+    # -- train / eval --------------------------------------------------------------------------------
+    def train(self):
+        """Trace (and run) this function in train mode. A Layer method follows its Layer: switch it with
+        ``layer.train()`` (this raises, as in Paddle, when the Layer is in eval mode)."""
+        inst = self._instance
+        from runtime.nn.layer.layers import Layer
+        if isinstance(inst, Layer) and inst.training is False:
+            raise RuntimeError(f"Failed to switch train mode. {self.dygraph_function} is a Layer's method, "
+                               "please use Layer.train() to switch train mode.")
+        self._training = True
+        self._fast_args = None
+
+    def eval(self):
+        """Trace (and run) this function in eval mode: a Program of its own whose call does not make the
+        parameters it reads differentiable. As in Paddle, functional calls keep their explicit arguments
+        (``F.dropout(x, training=True)`` still drops). A Layer method follows its Layer (``layer.eval()``)."""
+        inst = self._instance
+        from runtime.nn.layer.layers import Layer
+        if isinstance(inst, Layer) and inst.training is True:
+            raise RuntimeError(f"Failed to switch eval mode. {self.dygraph_function} is a Layer's method, "
+                               "please use Layer.eval() to switch eval mode.")
+        self._training = False
+        self._fast_args = None
+
+    @property
+    def training(self):
+        """The mode the next call traces and runs in (a Layer method: its Layer's ``training``)."""
+        return self._is_train_mode()
+
+    def _is_train_mode(self):
+        inst = self._instance
+        if inst is not None:
+            if not hasattr(inst, "training"):
+                raise TypeError("When using 'to_static' to convert method of a class, please ensure the class "
+                                "inherits from nn.Layer")
+            return bool(inst.training)
+        return self._training
+
+    # -- programs ------------------------------------------------------------------------------------
     @property
     def code(self):
         """The converted source of the function."""
@@ -251,32 +336,76 @@ class StaticFunction:
     def program_cache(self):
         return self._cache
 
+    def get_traced_count(self):
+        """How many Programs this function has traced (Paddle's name)."""
+        return self._cache.traced
+
     @property
     def concrete_program(self):
-        """The ConcreteProgram of the last call (traced from the input_spec when there was none)."""
-        if self._cache.last is None:
-            if self._input_spec is None:
-                raise ValueError(f"{self._dygraph_function.__qualname__} has not been called yet and has no "
-                                 "input_spec: call it once or give to_static(input_spec=[...])")
-            return self.get_concrete_program(*self._input_spec)[0]
-        return self._cache.last
+        """The ConcreteProgram for the ``input_spec`` given to to_static, else of the last call."""
+        return self.concrete_program_specify_input_spec(input_spec=None)
+
+    def concrete_program_specify_input_spec(self, input_spec=None, with_hook=False, is_prim_infer=False):
+        """The ConcreteProgram for ``input_spec`` (Paddle's rules: the to_static input_spec wins over
+        this one, which must then be compatible; with neither, the last traced Program).
+        ``with_hook``: include the Layer's forward pre/post hooks in the Program (as jit.save does)."""
+        self._raise_when_property()
+        from .jit.dy2static import logging_utils
+        desired = input_spec
+        if self._input_spec is not None:
+            if input_spec is not None and not _specs_compatible(flatten(input_spec), flatten(self._input_spec)):
+                raise ValueError(f"The `input_spec`: {input_spec} used to construct concrete_program is conflict "
+                                 f"with the `input_spec`: {self._input_spec} in `@paddle.jit.to_static`")
+            desired = self._input_spec
+            if input_spec is not None:
+                logging_utils.warn(f"\n\nYou have specified `input_spec` both in function definition (higher "
+                                   f"priority) and `paddle.jit.save` (will be ignored.)\n\n\t Using: {desired}\n\n"
+                                   f"\t Ignore: {input_spec}\n")
+        if desired is not None:
+            return self.get_concrete_program(*desired, with_hook=with_hook)[0]
+        last = self._cache.last
+        if last is None:
+            name = self._dygraph_function.__qualname__
+            raise ValueError(f"No valid transformed program for {name}.\n\t    Please specific `input_spec` in "
+                             "`@paddle.jit.to_static` or feed input tensor to call the decorated function at once.\n"
+                             f"({name} has not been called yet and has no input_spec: call it once, or give "
+                             "to_static(input_spec=[InputSpec(...), ...]))")
+        logging_utils.warn("No input_spec is found, save cached program instead")
+        if len(self._cache) > 1:
+            logging_utils.warn(f"Current {self._dygraph_function.__qualname__} has more than one cached programs: "
+                               f"{len(self._cache)}, the last traced program will be return by default.")
+        if (with_hook and not last.with_hook) or last.training != self._is_train_mode():
+            # the same arguments again, in the current mode (jit.save: eval) and with the hooks if asked
+            args, kwargs = last.call_specs
+            return self.get_concrete_program(*args, with_hook=with_hook or last.with_hook, **kwargs)[0]
+        return last
 
     @property
     def main_program(self):
+        self._raise_when_property()
         return self.concrete_program.main_program
 
     @property
     def inputs(self):
+        self._raise_when_property()
         return self.concrete_program.inputs
 
     @property
     def outputs(self):
+        self._raise_when_property()
         return self.concrete_program.outputs
 
     def get_concrete_program(self, *args, **kwargs):
         """Trace (or look up) the Program for these arguments (InputSpecs or tensors);
-        returns ``(concrete_program, partial_program)``."""
-        cp = self._lookup(args, kwargs, specs_only=True)
+        returns ``(concrete_program, partial_program)``. Paddle's keywords ``with_hook`` (trace the
+        Layer's forward hooks into the Program), ``is_train`` (the mode; default: the function's) and
+        ``is_prim_infer`` (no meaning here) are taken out of ``kwargs``."""
+        self._raise_when_property()
+        with_hook = bool(kwargs.pop("with_hook", False))
+        is_train = kwargs.pop("is_train", None)
+        kwargs.pop("is_prim_infer", None)
+        cp = self._lookup(args, kwargs, specs_only=True, with_hook=with_hook,
+                          training=None if is_train is None else bool(is_train))
         return cp, cp.runner
 
     def rollback(self):
@@ -285,9 +414,22 @@ class StaticFunction:
         inst = self._instance
         if inst is not None:
             fn = self._dygraph_function
-            inst.__dict__["forward"] = fn.__get__(inst)
-            return inst.__dict__["forward"]
+            name = getattr(fn, "__name__", "forward")
+            inst.__dict__[name] = fn.__get__(inst)
+            return inst.__dict__[name]
         return self._dygraph_function
+
+    def __deepcopy__(self, memo):
+        """A copy of a bound method is bound to the copied Layer (it traces its own Programs, which read
+        the copy's parameters); a plain function's copy is its original function, as in Paddle."""
+        inst = self._instance
+        if inst is None:
+            return self._dygraph_function
+        copied = StaticFunction(self._dygraph_function, self._input_spec, self._build_strategy, self._full_graph,
+                                self._fallback, property=self._property)
+        copied._training = self._training
+        new_inst = memo.get(id(inst), inst)
+        return copied.__get__(new_inst)
 
     def _converted_callable(self):
         from .conversion import convert_function
@@ -301,6 +443,9 @@ class StaticFunction:
 
     # -- calling ---------------------------------------------------------------------------------------
     def __call__(self, *args, **kwargs):
+        if self._property:
+            # a property function runs as it is: jit.save stores the constant it returns
+            return self._call_eager(args, kwargs)
         fast = self._fast_args
         if fast is not None and not kwargs and _settings["enabled"] and not state.static:
             # the hot path: positional tensors with the same classes, shapes, dtypes and stop_gradient
@@ -311,9 +456,15 @@ class StaticFunction:
                 sig = None
             if sig == fast[0]:
                 inst = self._instance
-                if (bool(getattr(inst, "training", False)) if inst is not None else False) is fast[1]:
+                if (bool(getattr(inst, "training", False)) if inst is not None else self._training) is fast[1]:
                     return fast[2](args)
         if not _settings["enabled"] or self._eager_only is not None:
+            if not _settings["enabled"]:
+                from .jit.dy2static import logging_utils
+                logging_utils.warn("The decorator '@paddle.jit.to_static' does NOT work when setting "
+                                   "'paddle.jit.enable_to_static' to False. We will just return dygraph output. If "
+                                   "you would like to get static graph output, please call API "
+                                   "paddle.jit.enable_to_static(True)")
             return self._call_eager(args, kwargs)
         if state.static:
             # called while another function is being traced (or in static mode): inline it
@@ -324,7 +475,8 @@ class StaticFunction:
         if not kwargs and all(isinstance(a, Tensor) for a in args):
             inst = self._instance
             self._fast_args = (tuple([(a.__class__, a._data.shape, a._data.dtype, a.stop_gradient) for a in args]),
-                               bool(getattr(inst, "training", False)) if inst is not None else False, cp.run)
+                               bool(getattr(inst, "training", False)) if inst is not None else self._training,
+                               cp.run)
         return cp.run([a for a in flatten([args, kwargs]) if _is_tensor_arg(a)])
 
     def _call_eager(self, args, kwargs):
@@ -332,9 +484,10 @@ class StaticFunction:
         return self._dygraph_function(inst, *args, **kwargs) if inst is not None else \
             self._dygraph_function(*args, **kwargs)
 
-    def _lookup(self, args, kwargs, specs_only=False):
+    def _lookup(self, args, kwargs, specs_only=False, with_hook=False, training=None):
         inst = self._instance
-        training = bool(getattr(inst, "training", False)) if inst is not None else False
+        if training is None:
+            training = bool(getattr(inst, "training", False)) if inst is not None else self._training
         leaves = flatten([list(args), kwargs])
         fast = self._fast
         sig = None
@@ -348,7 +501,7 @@ class StaticFunction:
         specs = self._specs_for(args, kwargs, leaves)
         key = (training, _structure_key([list(args), kwargs]), tuple(
             (s.shape, s.dtype.name, bool(s.stop_gradient)) if isinstance(s, InputSpec) else
-            (type(s), s if _hashable(s) else id(s)) for s in specs))
+            (type(s), s if _hashable(s) else id(s)) for s in specs), with_hook)
         cache = self._cache
         cp = cache.get(key)
         if cp is None:
@@ -360,7 +513,7 @@ class StaticFunction:
                     if self._eager_only is not None:     # another thread's trace fell back to eager
                         return None
                     with gc_paused():   # building a large graph: see runtime/utils/gc_pause.py
-                        cp = self._trace(args, kwargs, specs, training)
+                        cp = self._trace(args, kwargs, specs, training, with_hook)
                         if cp is None:
                             return None
                         cp.runner   # build the PartialProgram now, once, rather than in racing first calls
@@ -458,17 +611,40 @@ class StaticFunction:
             self._positional = names
         return names[1:] if self._instance is not None else names
 
-    def _arg_name(self, k):
+    def _input_names(self, args, kwargs):
+        """The default feed name of each leaf of ``flatten([list(args), kwargs])``, by Paddle's rule
+        (``replace_spec_empty_name``): an argument ``x`` gives ``x``; a list argument ``xs`` gives
+        ``xs_0``, ``xs_1`` (recursively); a dict argument gives its keys; an InputSpec's own ``name`` wins.
+        Positional values caught by ``*args`` are named like a list argument called after it
+        (``args_0``, ``args_1``; Paddle refuses such functions), keyword arguments by their key."""
         if self._signature is None:
             try:
-                self._signature = [p for p in inspect.signature(self._dygraph_function).parameters]
+                params = list(inspect.signature(self._dygraph_function).parameters.values())
             except (TypeError, ValueError):
-                self._signature = []
-        names = self._signature[1:] if self._instance is not None else self._signature
-        return names[k] if k < len(names) else f"input_{k}"
+                params = []
+            self._signature = params
+        params = self._signature[1:] if self._instance is not None else self._signature
+        positional = [p.name for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+        varargs = next((p.name for p in params if p.kind == p.VAR_POSITIONAL), "args")
+        out = []
+
+        def rec(obj, name):
+            if isinstance(obj, (list, tuple)):
+                for j, o in enumerate(obj):
+                    rec(o, f"{name}_{j}")
+            elif isinstance(obj, dict):
+                for k in sorted(obj):
+                    rec(obj[k], str(k))
+            else:
+                out.append(name)
+        for i, a in enumerate(args):
+            rec(a, positional[i] if i < len(positional) else f"{varargs}_{i - len(positional)}")
+        for k in sorted(kwargs):
+            rec(kwargs[k], k)
+        return out
 
     # -- tracing ---------------------------------------------------------------------------------------
-    def _trace(self, args, kwargs, specs, training):
+    def _trace(self, args, kwargs, specs, training, with_hook=False):
         from runtime.static import api as static_api
         from .conversion import convert_function
         fn = self._dygraph_function
@@ -491,14 +667,16 @@ class StaticFunction:
         feeds = []
         names_used = set()
         try:
+            _tracing.depth = getattr(_tracing, "depth", 0) + 1
             with program_guard(main, startup):
                 state.static = True
                 state.grad_enabled = True
                 new_leaves = []
                 k = 0
-                for spec in specs:
+                default_names = self._input_names(args, kwargs)
+                for i, spec in enumerate(specs):
                     if isinstance(spec, InputSpec):
-                        name = spec.name or self._arg_name(k)
+                        name = spec.name or (default_names[i] if i < len(default_names) else f"input_{k}")
                         while name in names_used:
                             name = f"{name}_{k}"
                         names_used.add(name)
@@ -510,7 +688,9 @@ class StaticFunction:
                     else:
                         new_leaves.append(spec)
                 new_args, new_kwargs = pack([list(args), kwargs], new_leaves)
-                if inst is not None:
+                if with_hook and _has_forward_hooks(inst) and getattr(fn, "__name__", "") == "forward":
+                    outs = _call_with_hooks(inst, converted, tuple(new_args), new_kwargs)
+                elif inst is not None:
                     outs = converted(inst, *new_args, **new_kwargs)
                 else:
                     outs = converted(*new_args, **new_kwargs)
@@ -539,10 +719,14 @@ class StaticFunction:
                 return None
             raise
         finally:
+            _tracing.depth = max(getattr(_tracing, "depth", 1) - 1, 0)
             state.static = was_static
             state.grad_enabled = was_grad
             _restore_buffers(inst, buffers_before)
-        return ConcreteProgram(main, startup, feeds, fetches, structure, fn, training)
+        cp = ConcreteProgram(main, startup, feeds, fetches, structure, fn, training)
+        cp.with_hook = bool(with_hook)
+        cp.call_specs = pack([list(args), kwargs], list(specs))
+        return cp
 
 
 def _hashable(x):
@@ -679,9 +863,56 @@ def _collect_outputs(outs, fn):
             fetches.append(leaf)
         elif is_undefined(leaf):
             leaf._fail()
+        elif hasattr(type(leaf), "_dy2st_not_an_output"):
+            leaf._dy2st_not_an_output(fn)      # (a list built in a tensor loop) raises, saying how to fix
         else:
             new.append(leaf)
     return fetches, pack(outs, new)
+
+
+# -- train/eval and forward hooks ------------------------------------------------------------------------
+
+def _has_forward_hooks(inst):
+    return bool(getattr(inst, "_forward_pre_hooks", None) or getattr(inst, "_forward_post_hooks", None))
+
+
+def _call_with_hooks(layer, converted, args, kwargs):
+    """The outermost Layer's forward pre/post hooks around its converted forward, traced into the Program
+    (Paddle's HookHelper, used by jit.save): a pre-hook's result replaces the inputs (a non-tuple is
+    wrapped), a post-hook's result replaces the outputs."""
+    with_kwargs = getattr(layer, "_forward_pre_hooks_with_kwargs_flag", {})
+    for hook_id, hook in list(layer._forward_pre_hooks.items()):
+        if with_kwargs.get(hook_id):
+            res = hook(layer, args, kwargs)
+            if res is not None:
+                args, kwargs = res
+                args = args if isinstance(args, tuple) else (args,)
+        else:
+            res = hook(layer, args)
+            if res is not None:
+                args = res if isinstance(res, tuple) else (res,)
+    outs = converted(layer, *args, **kwargs)
+    post_kwargs = getattr(layer, "_forward_post_hooks_with_kwargs_flag", {})
+    for hook_id, hook in list(layer._forward_post_hooks.items()):
+        res = hook(layer, args, kwargs, outs) if post_kwargs.get(hook_id) else hook(layer, args, outs)
+        if res is not None:
+            outs = res
+    return outs
+
+
+def _specs_compatible(given, own):
+    """Paddle's ``input_specs_compatible``: same number of InputSpecs, each of the same dtype and rank
+    with equal dims wherever both are fixed."""
+    given = [s for s in given if isinstance(s, InputSpec)]
+    own = [s for s in own if isinstance(s, InputSpec)]
+    if len(given) != len(own):
+        return False
+    for a, b in zip(given, own):
+        if a.dtype != b.dtype or len(a.shape) != len(b.shape):
+            return False
+        if any(x not in (-1, None) and y not in (-1, None) and x != y for x, y in zip(a.shape, b.shape)):
+            return False
+    return True
 
 
 # -- Layer buffers assigned in forward ---------------------------------------------------------------------

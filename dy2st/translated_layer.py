@@ -21,8 +21,9 @@ _TEST_ATTR_OPS = ("dropout", "batch_norm", "sync_batch_norm", "instance_norm", "
 
 
 class TranslatedLayer(Layer):
-    def __init__(self, loaded, path=None):
+    def __init__(self, loaded, path=None, shared=None):
         super().__init__()
+        self._methods = {}
         self._path = path
         self._infer_program = loaded.program
         self._feed_names = list(loaded.feed_names)
@@ -40,6 +41,9 @@ class TranslatedLayer(Layer):
         for k, name in enumerate(sorted(loaded.params)):
             var = gb.vars.get(name)
             trainable = isinstance(var, StaticParameter) and var.trainable
+            if shared is not None and name in shared:
+                self._tensors[name] = shared[name]      # a method's program: the forward's Parameter
+                continue
             arr = np.array(loaded.params[name], copy=True)
             if trainable:
                 t = Parameter(arr, name=name, trainable=True)
@@ -56,8 +60,41 @@ class TranslatedLayer(Layer):
 
     # -- programs ---------------------------------------------------------------------------------
     def program(self, method_name="forward"):
-        """The loaded (inference) Program."""
-        return self._infer_program
+        """The loaded (inference) Program of ``method_name`` (``forward``, or a method jit.save wrote to
+        ``prefix.<method>.pdmodel``)."""
+        return self._method(method_name)._infer_program
+
+    def _method(self, method_name):
+        if method_name == "forward":
+            return self
+        layer = self._methods.get(method_name) if isinstance(method_name, str) else None
+        if layer is None:
+            raise ValueError(f"The method `{method_name}` does not exist in loaded TranslatedLayer.")
+        return layer
+
+    def _input_spec(self, method_name="forward"):
+        """InputSpecs (shape, dtype, name) of the inputs of ``method_name``'s program, as Paddle's."""
+        from runtime.static.input_spec import InputSpec
+        layer = self._method(method_name)
+        return [InputSpec(list(v.shape), v.dtype, v.name) for v in layer._feed_vars]
+
+    def _output_spec(self, method_name="forward"):
+        """InputSpecs describing the outputs of ``method_name``'s program, as Paddle's."""
+        from runtime.static.input_spec import InputSpec
+        layer = self._method(method_name)
+        return [InputSpec(list(v.shape), v.dtype, v.name) for v in layer._fetch_vars]
+
+    def _add_method(self, name, loaded):
+        """A method jit.save wrote beside the forward (``prefix.<name>.pdmodel``): a TranslatedLayer of its
+        own whose parameters are this layer's wherever the names agree (one Parameter per variable)."""
+        sub = TranslatedLayer(loaded, None, shared=self._tensors)
+        self._methods[name] = sub
+
+        def method(*inputs):
+            sub.training = self.training
+            return sub(*inputs)
+        method.__name__ = name
+        self.__dict__[name] = method
 
     def _program_for(self, training):
         p = self._programs.get(training)

@@ -87,6 +87,11 @@ class GradNode:
         return f"<GradNode {self.opdef.type}>"
 
 
+class UnusedInputError(GradientError, ValueError):
+    """``paddle.grad`` without ``allow_unused`` on an input the outputs do not depend on (a ValueError, as in
+    Paddle, and a GradientError)."""
+
+
 class HookHandle:
     """Returned by ``register_hook``/forward hooks; ``remove()`` unregisters."""
     _ids = itertools.count()
@@ -129,6 +134,9 @@ def _run_engine(roots, root_grads, retain_graph, create_graph, capture=None, acc
     returned (paddle.grad); ``accumulate`` writes leaf gradients into ``.grad``.
     """
     from .tensor import Tensor
+    if create_graph:
+        from .double_grad import ensure_double_grads
+        ensure_double_grads()
     # 1. dependencies: how many consumer edges point at each node
     deps = {}
     stack = []
@@ -302,8 +310,21 @@ def backward(tensors, grad_tensors=None, retain_graph=False):
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
          only_inputs=True, allow_unused=False, no_grad_vars=None):
-    """``paddle.grad``: gradients of ``outputs`` w.r.t. ``inputs``, returned (``.grad`` is untouched)."""
+    """``paddle.grad``: gradients of ``outputs`` w.r.t. ``inputs``, returned (``.grad`` is untouched).
+
+    ``create_graph=True`` records the backward so the gradients can be differentiated again (second-order
+    rules: `runtime.double_grad`; an op without one raises a GradientError naming it when a gradient has
+    to flow through it). Inside a to_static function (static mode) this is Paddle's
+    ``paddle.static.gradients``: the gradient ops join the Program and are always differentiable;
+    ``retain_graph``, ``create_graph``, ``only_inputs`` and ``allow_unused`` are ignored with Paddle's
+    warning when not at their defaults, and an input the outputs do not use gets None."""
     from .tensor import Tensor
+    if state.static:
+        return _static_grad(outputs, inputs, grad_outputs, retain_graph, create_graph, only_inputs, allow_unused,
+                            no_grad_vars)
+    if create_graph:
+        from .double_grad import ensure_double_grads
+        ensure_double_grads()
     single = isinstance(inputs, Tensor)
     outputs = [outputs] if isinstance(outputs, Tensor) else list(outputs)
     inputs = [inputs] if single else list(inputs)
@@ -325,13 +346,52 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
         for v in blocked:
             v.stop_gradient = False
     res = []
-    for t in inputs:
+    for k, t in enumerate(inputs):
         g = captured.get(id(t))
         if g is None and not allow_unused:
-            raise GradientError(
-                f"one of the inputs (shape {t.shape}) is not used to compute the outputs, so it has no "
-                "gradient; pass allow_unused=True to get None for it")
+            raise UnusedInputError(
+                f"The {k}-th input does not appear in the backward graph. Please check the input tensor or set "
+                f"allow_unused=True to get None result. (input {k}, shape {t.shape}, is not used to compute the "
+                "outputs, so it has no gradient)")
         if g is not None and not create_graph:
             g = Tensor._wrap(g._data)
         res.append(g)
     return res
+
+
+def _static_grad(outputs, inputs, grad_outputs, retain_graph, create_graph, only_inputs, allow_unused,
+                 no_grad_vars):
+    """``paddle.grad`` while a Program is being built (to_static): Paddle's ``paddle.static.gradients``."""
+    import warnings
+    from .double_grad import ensure_double_grads
+    from .static.backward import gradients
+    from .static.builder import as_variable
+    from .static.program import Variable, default_main_program
+    from .tensor import Tensor
+    for name, value, default in (("retain_graph", retain_graph, None), ("create_graph", create_graph, False),
+                                 ("only_inputs", only_inputs, True), ("allow_unused", allow_unused, False)):
+        if value != default:
+            warnings.warn(f"paddle.grad has unsupported parameter in jit: {name}, jit will discard it", stacklevel=3)
+    ensure_double_grads()
+    block = default_main_program().current_block()
+
+    def var(t, what):
+        if isinstance(t, Variable):
+            return t
+        if isinstance(t, Tensor):       # an eager tensor the Program reads (a parameter): bound by name
+            return as_variable(block, t)
+        raise TypeError(f"paddle.grad: {what} must be Tensors, got {type(t).__name__}")
+
+    outs = [var(t, "outputs") for t in ([outputs] if isinstance(outputs, (Tensor, Variable)) else list(outputs))]
+    ins = [var(t, "inputs") for t in ([inputs] if isinstance(inputs, (Tensor, Variable)) else list(inputs))]
+    if grad_outputs is not None:
+        if isinstance(grad_outputs, (Tensor, Variable)):
+            grad_outputs = [grad_outputs]
+        grad_outputs = [None if g is None else var(g, "grad_outputs") for g in grad_outputs]
+        if len(grad_outputs) != len(outs):
+            raise ValueError("The length of grad_outputs must be equal to outputs")
+    no_grad = None
+    if no_grad_vars is not None:
+        items = [no_grad_vars] if isinstance(no_grad_vars, (Tensor, Variable)) else list(no_grad_vars)
+        no_grad = [var(t, "no_grad_vars") for t in items]
+    return gradients(outs, ins, grad_outputs, no_grad)

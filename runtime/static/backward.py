@@ -31,6 +31,8 @@ def register_static_grad(op_type, rule, grad_inputs):
 
 def _ensure_static_grads():
     from . import control_flow_grad  # noqa: F401  (registers the control-flow rules)
+    from ..double_grad import ensure_double_grads
+    ensure_double_grads()       # grad ops in the program (paddle.grad in to_static) are differentiable
 
 
 def _diff_inputs(op, opdef):

@@ -10,6 +10,8 @@ from runtime.framework import disable_static, enable_static, in_dynamic_mode, no
 from runtime.static.program import Variable
 from runtime.tensor import Tensor
 
+from ...static_function import in_to_static_mode  # noqa: F401  (paddle.base.dygraph.base.in_to_static_mode)
+
 __all__ = ["to_variable", "guard", "enabled", "enable_dygraph", "disable_dygraph", "no_grad", "no_grad_", "grad"]
 
 no_grad_ = no_grad

@@ -14,6 +14,7 @@ from runtime.static.program import Variable
 
 from ... import convert_ops as _ops
 from ...call_conversion import Call as convert_call  # noqa: F401
+from ...static_function import in_to_static_mode  # noqa: F401  (Paddle imports it from here too)
 from ...undefined import UndefinedVar
 
 __all__ = ["convert_attr", "convert_load", "indexable", "unpack_by_structure", "convert_while_loop",

@@ -8,10 +8,11 @@ import inspect
 import threading
 
 from ... import static_function as _sf
-from ...static_function import ConcreteProgram, ProgramCache, StaticFunction, enable_to_static  # noqa: F401
+from ...static_function import (ConcreteProgram, ProgramCache, StaticFunction, enable_to_static,  # noqa: F401
+                                in_to_static_mode)
 
 __all__ = ["ProgramTranslator", "enable_to_static", "convert_to_static", "StaticFunction", "ConcreteProgram",
-           "ProgramCache"]
+           "ProgramCache", "in_to_static_mode"]
 
 
 class ProgramTranslator:

@@ -182,8 +182,8 @@ def check_grad(case, rng=None):
     """Analytic (tape) gradient of sum(w_i * out_i) against central differences, in float64."""
     opdef = lookup(case.op)
     slots = _grad_slots(case)
-    if not case.check_grad or not slots or opdef.grad is None:
-        return False
+    if not case.check_grad or not slots or opdef.grad is None or getattr(opdef.grad, "missing", False):
+        return False    # no rule (a *_grad op's second order may be an error-raising placeholder: runtime/double_grad.py)
     rng = rng or np.random.default_rng(0)
     for s in slots:
         for a in (case.inputs[s] if isinstance(case.inputs[s], list) else [case.inputs[s]]):
