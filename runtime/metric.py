@@ -1,4 +1,5 @@
-"""paddle.metric: the top-k ``accuracy`` function (the accuracy op) and the ``Accuracy`` metric."""
+"""paddle.metric: the top-k ``accuracy`` function (the accuracy op) and the ``Accuracy``, ``Precision``,
+``Recall`` and ``Auc`` metrics (binary classification statistics accumulated in numpy, as Paddle)."""
 from __future__ import annotations
 
 import abc
@@ -9,7 +10,7 @@ from .dispatch import run_op
 from .dtype import convert_dtype
 from .tensor import Tensor
 
-__all__ = ["Metric", "Accuracy", "accuracy"]
+__all__ = ["Metric", "Accuracy", "Precision", "Recall", "Auc", "accuracy"]
 
 
 def _label_column(label):
@@ -114,6 +115,137 @@ class Accuracy(Metric):
     def accumulate(self):
         res = [np.float64(float(t) / c) if c > 0 else 0.0 for t, c in zip(self.total, self.count)]
         return res[0] if len(self.topk) == 1 else res
+
+    def name(self):
+        return self._name
+
+
+def _as_numpy(value, what):
+    """``value`` (a Tensor or numpy data) as an ndarray; anything else is refused as Paddle does."""
+    if isinstance(value, Tensor):
+        return value.numpy()
+    if isinstance(value, (np.ndarray, np.generic)):
+        return np.asarray(value)
+    raise ValueError(f"The '{what}' must be a numpy ndarray or Tensor.")
+
+
+def _per_sample(preds, labels, metric):
+    """Predictions and labels as two [N] vectors: one value per sample, N = ``labels.shape[0]``."""
+    n = labels.shape[0]
+    if preds.shape[:1] != (n,) or preds.size != n or labels.size != n:
+        raise ValueError(f"{metric}.update: expected one prediction and one label per sample ([N] or [N, 1]), got "
+                         f"preds of shape {list(preds.shape)} and labels of shape {list(labels.shape)}")
+    return preds.reshape(n), labels.reshape(n)
+
+
+class Precision(Metric):
+    """Binary precision tp / (tp + fp). ``update(preds, labels)`` takes [N] or [N, 1] probabilities
+    (rounded half up: >= 0.5 is positive) and 0/1 labels."""
+
+    def __init__(self, name="precision", *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.tp = 0
+        self.fp = 0
+        self._name = name
+
+    def update(self, preds, labels):
+        preds = _as_numpy(preds, "preds")
+        labels = _as_numpy(labels, "labels")
+        preds, labels = _per_sample(preds, labels, "Precision")
+        predicted_pos = np.floor(preds + 0.5).astype("int32") == 1
+        self.tp += int(np.count_nonzero(predicted_pos & (labels == 1)))
+        self.fp += int(np.count_nonzero(predicted_pos & (labels != 1)))
+
+    def reset(self):
+        self.tp = 0
+        self.fp = 0
+
+    def accumulate(self):
+        predicted = self.tp + self.fp
+        return float(self.tp) / predicted if predicted != 0 else 0.0
+
+    def name(self):
+        return self._name
+
+
+class Recall(Metric):
+    """Binary recall tp / (tp + fn). ``update(preds, labels)`` takes [N] or [N, 1] probabilities
+    (rounded half to even, as numpy's ``rint``: exactly 0.5 is negative) and 0/1 labels."""
+
+    def __init__(self, name="recall", *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.tp = 0
+        self.fn = 0
+        self._name = name
+
+    def update(self, preds, labels):
+        preds = _as_numpy(preds, "preds")
+        labels = _as_numpy(labels, "labels")
+        preds, labels = _per_sample(preds, labels, "Recall")
+        actual_pos = labels == 1
+        hit = np.rint(preds).astype("int32") == 1
+        self.tp += int(np.count_nonzero(actual_pos & hit))
+        self.fn += int(np.count_nonzero(actual_pos & ~hit))
+
+    def accumulate(self):
+        actual = self.tp + self.fn
+        return float(self.tp) / actual if actual != 0 else 0.0
+
+    def reset(self):
+        self.tp = 0
+        self.fn = 0
+
+    def name(self):
+        return self._name
+
+
+class Auc(Metric):
+    """Area under the ROC curve, from histograms of the positive-class score over ``num_thresholds + 1``
+    buckets. ``update(preds, labels)``: ``preds`` [N, 2] class probabilities (column 1 is the positive
+    class), ``labels`` [N] or [N, 1], non-zero meaning positive."""
+
+    def __init__(self, curve="ROC", num_thresholds=4095, name="auc", *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self._curve = curve
+        self._num_thresholds = num_thresholds
+        self._name = name
+        self.reset()
+
+    def update(self, preds, labels):
+        labels = _as_numpy(labels, "labels")
+        preds = _as_numpy(preds, "preds")
+        n = len(labels)
+        if preds.ndim != 2 or preds.shape[0] < n or preds.shape[1] < 2:
+            raise ValueError(f"Auc.update: preds must be [N, 2] class probabilities (column 1: positive class) for "
+                             f"{n} labels, got shape {list(preds.shape)}")
+        # int() of each score * num_thresholds, i.e. truncation toward zero, in the scores' own dtype
+        buckets = np.trunc(preds[:n, 1] * self._num_thresholds).astype(np.int64)
+        if n and buckets.max() > self._num_thresholds:
+            raise ValueError(f"Auc.update: scores must be probabilities in [0, 1], got {preds[:n, 1].max()}")
+        if labels.size != n:
+            raise ValueError(f"Auc.update: expected one label per sample ([N] or [N, 1]), got labels of shape "
+                             f"{list(labels.shape)}")
+        positive = labels.reshape(n).astype(bool)
+        np.add.at(self._stat_pos, buckets[positive], 1.0)
+        np.add.at(self._stat_neg, buckets[~positive], 1.0)
+
+    @staticmethod
+    def trapezoid_area(x1, x2, y1, y2):
+        return abs(x1 - x2) * (y1 + y2) / 2.0
+
+    def accumulate(self):
+        # walk the thresholds from the highest bucket down: cumulative true/false positives
+        tot_pos = np.cumsum(self._stat_pos[::-1])
+        tot_neg = np.cumsum(self._stat_neg[::-1])
+        prev_pos = np.concatenate([[0.0], tot_pos[:-1]])
+        prev_neg = np.concatenate([[0.0], tot_neg[:-1]])
+        auc = float(np.sum(np.abs(tot_neg - prev_neg) * (tot_pos + prev_pos) / 2.0))
+        pos, neg = float(tot_pos[-1]), float(tot_neg[-1])
+        return auc / pos / neg if pos > 0.0 and neg > 0.0 else 0.0
+
+    def reset(self):
+        self._stat_pos = np.zeros(self._num_thresholds + 1)
+        self._stat_neg = np.zeros(self._num_thresholds + 1)
 
     def name(self):
         return self._name

@@ -211,14 +211,14 @@ class DistributedBatchSampler(BatchSampler):
 
     def __iter__(self):
         n = len(self.dataset)
-        indices = np.arange(n)
+        indices = list(range(n))
+        pad = self.total_size - n          # repeat samples so every rank gets the same count
+        indices += (indices * -(-pad // max(n, 1)))[:pad] if pad > 0 else []
         if self.shuffle:
-            indices = np.random.default_rng(self.epoch).permutation(n)
+            # Paddle's order exactly: RandomState(epoch) shuffling the padded list
+            np.random.RandomState(self.epoch).shuffle(indices)
             self.epoch += 1
-        indices = indices.tolist()
-        if self.total_size > n:
-            indices += indices[:self.total_size - n]
-        mine = indices[self.local_rank:self.total_size:self.nranks]
+        mine = self._by_batches(indices) if self.nranks > 1 else indices
         batch = []
         for idx in mine:
             batch.append(idx)
@@ -227,6 +227,18 @@ class DistributedBatchSampler(BatchSampler):
                 batch = []
         if batch and not self.drop_last:
             yield batch
+
+    def _by_batches(self, indices):
+        """This rank's share, as Paddle deals it: whole batches round-robin, then an even split of the
+        last incomplete round."""
+        per_round = self.batch_size * self.nranks
+        last = self.total_size % per_round
+        out = []
+        for i in range(self.local_rank * self.batch_size, len(indices) - last, per_round):
+            out.extend(indices[i:i + self.batch_size])
+        tail, share = indices[len(indices) - last:], last // self.nranks
+        out.extend(tail[self.local_rank * share:(self.local_rank + 1) * share])
+        return out
 
     def __len__(self):
         n = self.num_samples

@@ -2,7 +2,9 @@
 
 dy2st never downloads anything: pass ``image_path`` and ``label_path`` pointing at the IDX
 files (``train-images-idx3-ubyte[.gz]`` and ``train-labels-idx1-ubyte[.gz]``, or the t10k
-pair for ``mode='test'``). Gzipped and plain files are both read (gzip is detected from the
+pair for ``mode='test'``), or leave them out to read the files from Paddle's dataset cache
+(``~/.cache/paddle/dataset/mnist/...``, checked against Paddle's md5s; a missing file is an error
+that names the path and the URL). Gzipped and plain files are both read (gzip is detected from the
 file's first bytes).
 """
 from __future__ import annotations
@@ -15,6 +17,7 @@ import numpy as np
 from ...dtype import get_default_dtype
 from ...io.dataset import Dataset
 from ...tensor import Tensor
+from ._cache import check_exists_and_download
 
 __all__ = ["MNIST", "FashionMNIST", "read_idx"]
 
@@ -74,6 +77,15 @@ class MNIST(Dataset):
     """
 
     NAME = "mnist"
+    URL_PREFIX = "https://dataset.bj.bcebos.com/mnist/"
+    TEST_IMAGE_URL = URL_PREFIX + "t10k-images-idx3-ubyte.gz"
+    TEST_IMAGE_MD5 = "9fb629c4189551a2d022fa330f9573f3"
+    TEST_LABEL_URL = URL_PREFIX + "t10k-labels-idx1-ubyte.gz"
+    TEST_LABEL_MD5 = "ec29112dd5afa0611ce80d1b7f02629c"
+    TRAIN_IMAGE_URL = URL_PREFIX + "train-images-idx3-ubyte.gz"
+    TRAIN_IMAGE_MD5 = "f68b3c2dcbeaaa9fbdd348bbdeb94873"
+    TRAIN_LABEL_URL = URL_PREFIX + "train-labels-idx1-ubyte.gz"
+    TRAIN_LABEL_MD5 = "d53e105ee54ea40749a09fcbcd1e9432"
 
     def __init__(self, image_path=None, label_path=None, mode="train", transform=None, download=True,
                  backend=None):
@@ -91,14 +103,18 @@ class MNIST(Dataset):
             except ImportError:
                 raise ImportError(f"{type(self).__name__}: backend='pil' needs Pillow, which is not installed; "
                                   "pass backend='cv2' to get numpy images") from None
-        if image_path is None or label_path is None:
-            prefix = "train" if mode == "train" else "t10k"
-            missing = " and ".join(n for n, p in (("image_path", image_path), ("label_path", label_path))
-                                   if p is None)
-            raise ValueError(
-                f"{type(self).__name__}: {missing} not given. dy2st does not download data sets; download "
-                f"the {self.NAME} IDX files yourself and pass image_path='.../{prefix}-images-idx3-ubyte.gz' "
-                f"and label_path='.../{prefix}-labels-idx1-ubyte.gz' (download={download!r} is ignored)")
+        split = "TRAIN" if mode == "train" else "TEST"
+        paths = {}
+        for name, given, kind in (("image_path", image_path, "IMAGE"), ("label_path", label_path, "LABEL")):
+            if given is None:
+                # Paddle's rule: no path and download=False is an AssertionError; with download, the file in
+                # Paddle's dataset cache (we never fetch it: the error says where to put it)
+                assert download, f"{name.split('_')[0]}_path is not set and downloading automatically is disabled"
+                given = check_exists_and_download(None, getattr(self, f"{split}_{kind}_URL"),
+                                                  getattr(self, f"{split}_{kind}_MD5"), self.NAME, download,
+                                                  who=type(self).__name__, arg=name)
+            paths[name] = given
+        image_path, label_path = paths["image_path"], paths["label_path"]
         for name, p in (("image_path", image_path), ("label_path", label_path)):
             if not os.path.isfile(p):
                 raise FileNotFoundError(f"{type(self).__name__}: {name} {p!r} does not exist")
@@ -143,3 +159,12 @@ class FashionMNIST(MNIST):
     """Fashion-MNIST (Zalando's clothing images) from local IDX files; same format and API as `MNIST`."""
 
     NAME = "fashion-mnist"
+    URL_PREFIX = "https://dataset.bj.bcebos.com/fashion_mnist/"
+    TEST_IMAGE_URL = URL_PREFIX + "t10k-images-idx3-ubyte.gz"
+    TEST_IMAGE_MD5 = "bef4ecab320f06d8554ea6380940ec79"
+    TEST_LABEL_URL = URL_PREFIX + "t10k-labels-idx1-ubyte.gz"
+    TEST_LABEL_MD5 = "bb300cfdad3c16e7a12a480ee83cd310"
+    TRAIN_IMAGE_URL = URL_PREFIX + "train-images-idx3-ubyte.gz"
+    TRAIN_IMAGE_MD5 = "8d4fb7e6c68d591d4c3dfef9ec88bf0d"
+    TRAIN_LABEL_URL = URL_PREFIX + "train-labels-idx1-ubyte.gz"
+    TRAIN_LABEL_MD5 = "25c81989df183df01b3e8a0aad5dffbe"

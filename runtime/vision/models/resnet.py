@@ -54,9 +54,10 @@ class BasicBlock(nn.Layer):
         self.stride = stride
 
     def forward(self, x):
-        shortcut = x if self.downsample is None else self.downsample(x)
+        # the shortcut after the main path, as Paddle orders it (paddle.summary lists layers in call order)
         y = self.relu(self.bn1(self.conv1(x)))
         y = self.bn2(self.conv2(y))
+        shortcut = x if self.downsample is None else self.downsample(x)
         return self.relu(y + shortcut)
 
 
@@ -81,10 +82,10 @@ class BottleneckBlock(nn.Layer):
         self.stride = stride
 
     def forward(self, x):
-        shortcut = x if self.downsample is None else self.downsample(x)
         y = self.relu(self.bn1(self.conv1(x)))
         y = self.relu(self.bn2(self.conv2(y)))
         y = self.bn3(self.conv3(y))
+        shortcut = x if self.downsample is None else self.downsample(x)
         return self.relu(y + shortcut)
 
 

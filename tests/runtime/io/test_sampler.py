@@ -117,16 +117,47 @@ def test_batch_sampler_errors():
 def test_distributed_batch_sampler_single_and_two_replicas():
     s = DistributedBatchSampler(DATA, 3)
     assert list(s) == [[0, 1, 2], [3, 4, 5], [6, 7, 8], [9]] and len(s) == 4
-    # two replicas: 10 samples -> 5 each, interleaved
+    # two replicas: 10 samples -> 5 each, dealt as whole batches round-robin, the last round split evenly
     r0 = list(DistributedBatchSampler(DATA, 2, num_replicas=2, rank=0))
     r1 = list(DistributedBatchSampler(DATA, 2, num_replicas=2, rank=1))
-    assert r0 == [[0, 2], [4, 6], [8]] and r1 == [[1, 3], [5, 7], [9]]
-    # three replicas: padded to 12 by repeating the first indices
-    r2 = list(DistributedBatchSampler(DATA, 4, num_replicas=3, rank=2))
-    assert r2 == [[2, 5, 8, 1]]
+    assert r0 == [[0, 1], [4, 5], [8]] and r1 == [[2, 3], [6, 7], [9]]
     sh = DistributedBatchSampler(DATA, 5, shuffle=True)
     sh.set_epoch(3)
     flat = [i for b in sh for i in b]
-    assert flat == np.random.default_rng(3).permutation(10).tolist()
+    expected = list(range(10))
+    np.random.RandomState(3).shuffle(expected)
+    assert flat == expected
+
+
+# (num_replicas, rank, batch_size, shuffle, drop_last, epoch) compared with real Paddle's DistributedBatchSampler
+_DBS_CONFIGS = [(1, 0, 3, False, False, 0), (2, 0, 2, False, False, 0), (2, 1, 2, False, False, 0),
+                (3, 2, 4, False, False, 0), (3, 1, 4, True, False, 5), (1, 0, 4, True, True, 2),
+                (4, 3, 3, True, False, 1), (2, 1, 3, False, True, 0)]
+
+
+def test_distributed_batch_sampler_matches_paddle(tmp_path):
+    import json
+    from tests.interop.paddle_runner import run_paddle
+    code = f"""
+import json
+from paddle.io import DistributedBatchSampler
+out = []
+for nr, rank, bs, sh, dl, ep in {_DBS_CONFIGS!r}:
+    s = DistributedBatchSampler(list(range(10)), bs, num_replicas=nr, rank=rank, shuffle=sh, drop_last=dl)
+    s.set_epoch(ep)
+    out.append([list(b) for b in s] + [len(s)])
+json.dump(out, open("dbs.json", "w"))
+"""
+    proc = run_paddle(code, tmp_path)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    theirs = json.loads((tmp_path / "dbs.json").read_text())
+    for cfg, want in zip(_DBS_CONFIGS, theirs):
+        nr, rank, bs, sh, dl, ep = cfg
+        s = DistributedBatchSampler(DATA, bs, num_replicas=nr, rank=rank, shuffle=sh, drop_last=dl)
+        s.set_epoch(ep)
+        assert [list(b) for b in s] + [len(s)] == want, cfg
+
+
+def test_distributed_batch_sampler_errors():
     with pytest.raises(ValueError, match="rank"):
         DistributedBatchSampler(DATA, 2, num_replicas=2, rank=2)

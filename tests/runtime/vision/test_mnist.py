@@ -101,11 +101,28 @@ def test_fashion_mnist_is_mnist(idx_files):
     assert ds[4][1][0] == 4
 
 
-def test_mnist_never_downloads():
-    with pytest.raises(ValueError, match="does not download.*image_path.*label_path"):
+def test_mnist_never_downloads(tmp_path, monkeypatch, idx_files):
+    from runtime.vision.datasets import _cache
+    monkeypatch.setattr(_cache, "DATA_HOME", str(tmp_path / "cache"))
+    with pytest.raises(FileNotFoundError, match="does not download") as info:
         MNIST(backend="cv2")
-    with pytest.raises(ValueError, match="label_path not given"):
+    assert str(tmp_path / "cache" / "mnist" / "train-images-idx3-ubyte.gz") in str(info.value)
+    assert "https://dataset.bj.bcebos.com/mnist/train-images-idx3-ubyte.gz" in str(info.value)
+    with pytest.raises(AssertionError, match="label_path is not set and downloading automatically is disabled"):
         FashionMNIST(image_path="x", mode="test", download=False, backend="cv2")
+    # files in Paddle's cache are read (after the md5 check Paddle does)
+    img, lab = idx_files
+    cache = tmp_path / "cache" / "fashion-mnist"
+    cache.mkdir(parents=True)
+    import shutil
+    shutil.copy(img, cache / "t10k-images-idx3-ubyte.gz")
+    shutil.copy(lab, cache / "t10k-labels-idx1-ubyte.gz")
+    with pytest.raises(ValueError, match="md5"):
+        FashionMNIST(mode="test", backend="cv2")
+    monkeypatch.setattr(FashionMNIST, "TEST_IMAGE_MD5", _cache.md5file(cache / "t10k-images-idx3-ubyte.gz"))
+    monkeypatch.setattr(FashionMNIST, "TEST_LABEL_MD5", _cache.md5file(cache / "t10k-labels-idx1-ubyte.gz"))
+    ds = FashionMNIST(mode="test", backend="cv2")
+    assert len(ds) == len(MNIST(image_path=img, label_path=lab, backend="cv2"))
 
 
 def test_mnist_argument_errors(idx_files, tmp_path):
