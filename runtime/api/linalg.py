@@ -63,7 +63,7 @@ def bmm(x, y, name=None):
         raise ValueError(f"bmm: x and y must have the same batch size, got shapes {xs} and {ys}")
     if -1 not in (xs[2], ys[1]) and xs[2] != ys[1]:
         raise ValueError(f"bmm: x's last dimension must equal y's middle one, got shapes {xs} and {ys}")
-    return run_op("matmul_v2", x, y)
+    return run_op("bmm", x, y)
 
 
 @tensor_method

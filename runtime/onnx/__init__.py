@@ -6,5 +6,6 @@ by family in ops_*.py; control flow (if/else, while) becomes ONNX If / Loop.
 from .lowering import LOWERINGS, UnsupportedOpError, lowers, lowering_for  # noqa: F401
 from .export import export_program, build_model, save_model  # noqa: F401
 from . import ops_elementwise, ops_activation, ops_reduce, ops_shape, ops_nn, ops_control_flow  # noqa: F401
+from . import ops_activation_extra  # noqa: F401
 
 __all__ = ["export_program", "UnsupportedOpError", "lowers", "LOWERINGS"]

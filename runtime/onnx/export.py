@@ -420,6 +420,7 @@ def _as_name(f):
 
 def _load_lowerings():
     from . import ops_elementwise, ops_activation, ops_reduce, ops_shape, ops_nn, ops_control_flow  # noqa: F401
+    from . import ops_activation_extra  # noqa: F401
 
 
 def build_model(program, feed_names, fetch_vars, opset_version=17, params=None, producer="dy2st"):

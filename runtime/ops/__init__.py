@@ -5,4 +5,14 @@ from . import (elementwise, activation, math, reduce, search, logic, creation, r
 from . import linalg, linalg_decomp  # noqa: F401
 from . import complex, fft  # noqa: F401
 from . import fused  # noqa: F401  (ops the static graph passes create)
+from . import interpolate  # noqa: F401  (linear/trilinear/bicubic interp)
+from . import unfold, shuffle  # noqa: F401  (im2col/col2im, pixel_unshuffle, channel_shuffle)
 from . import activation_extra  # noqa: F401  (selu, celu, shrinks, mish, logsigmoid, prelu, maxout, bmm ...)
+from . import grid_sample  # noqa: F401  (grid_sampler, affine_grid)
+from . import conv3d, pool3d  # noqa: F401  (conv3d, conv3d_transpose, pool3d, max_pool3d_with_index)
+from . import bilinear, random_activation  # noqa: F401  (bilinear_tensor_product, rrelu, gumbel_softmax)
+from . import index_put  # noqa: F401  (x[indices] = value as one op)
+from . import unique, histogram, cumulative, tensor_extra  # noqa: F401,E402  (unique, mode, bincount, cummax, kron ...)
+from . import unpool, lp_pool, gather_tree  # noqa: F401,E402  (unpool(3d), lp_pool2d, gather_tree)
+from .blas_threads import mark_blas_ops  # noqa: E402
+mark_blas_ops(registry.all_ops())

@@ -76,11 +76,11 @@ def _ratio(n_in, n_out, align_corners, scale):
     if align_corners:
         return np.float32(n_in - 1) / np.float32(n_out - 1)
     if scale > 0:
-        return np.float32(1.0 / np.float32(scale))
+        return np.float32(1.0 / float(scale))   # Paddle: 1/scale in double, then rounded to float
     return np.float32(n_in) / np.float32(n_out)
 
 
-def _taps(n_in, n_out, ratio, linear, align_corners, align_mode):
+def _taps(n_in, n_out, ratio, linear, align_corners, align_mode, float_src=False):
     """For each output index: (low index, high index, low weight, high weight)."""
     k = np.arange(n_out)
     if not linear:
@@ -90,9 +90,16 @@ def _taps(n_in, n_out, ratio, linear, align_corners, align_mode):
         lo = np.minimum(src.astype(np.int64), n_in - 1)
         return lo, lo, np.ones(n_out, np.float32), np.zeros(n_out, np.float32)
     if align_mode == 0 and not align_corners:
-        src64 = np.float64(ratio) * (k + 0.5) - 0.5
-        lo = np.maximum(np.trunc(src64).astype(np.int64), 0)
-        frac = np.maximum(src64, 0).astype(np.float32) - lo.astype(np.float32)
+        if float_src:
+            # measured on Paddle 3.3.1 (float64 too): with an output size the half-pixel source is
+            # computed in float, with a scale in double and then rounded
+            src32 = np.float32(ratio) * (k + 0.5).astype(np.float32) - np.float32(0.5)
+            lo = np.maximum(np.trunc(src32).astype(np.int64), 0)
+            frac = np.maximum(src32, np.float32(0)) - lo.astype(np.float32)
+        else:
+            src64 = np.float64(ratio) * (k + 0.5) - 0.5
+            lo = np.maximum(np.trunc(src64).astype(np.int64), 0)
+            frac = np.maximum(src64, 0).astype(np.float32) - lo.astype(np.float32)
     else:
         src = ratio * k.astype(np.float32)
         lo = src.astype(np.int64)
@@ -107,7 +114,7 @@ def _plan(x_shape, out_size, size_tensor, scale_tensor, data_layout, out_d, out_
     axes = _spatial_axes(len(x_shape), data_layout)
     in_sizes = [x_shape[a] for a in axes]
     outs, scales = _resolve(in_sizes, out_size, size_tensor, scale_tensor, out_d, out_h, out_w, scale)
-    taps = [_taps(n, o, _ratio(n, o, align_corners, s), linear, align_corners, align_mode)
+    taps = [_taps(n, o, _ratio(n, o, align_corners, s), linear, align_corners, align_mode, s <= 0)
             for n, o, s in zip(in_sizes, outs, scales)]
     return axes, taps
 

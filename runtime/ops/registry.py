@@ -75,7 +75,7 @@ class OpDef:
     __slots__ = ("type", "inputs", "outputs", "attrs", "kernel", "infer_meta", "grad",
                  "make_kernel", "onnx", "random", "differentiable", "diff_mask",
                  "input_names", "output_names", "visible_outputs", "n_visible",
-                 "grad_needs_outputs", "list_output", "inplace", "interpret", "internal", "__weakref__")
+                 "grad_needs_outputs", "list_output", "inplace", "interpret", "internal", "blas", "__weakref__")
 
     def __init__(self, type, inputs, outputs, attrs, kernel, infer_meta, grad=None,
                  make_kernel=None, onnx=None, random=False, differentiable=None,
@@ -84,6 +84,7 @@ class OpDef:
         # made only by graph passes on a compiled clone (fused ops, folded constants): never part of
         # a user's Program, never written to nor read from a model file
         self.internal = internal
+        self.blas = False      # a BLAS-heavy kernel: eager calls first run the thread policy's cheap check
         self.inputs = tuple(Slot.parse(s) for s in inputs)
         self.outputs = tuple(Slot.parse(s) for s in outputs)
         for name, spec in attrs.items():

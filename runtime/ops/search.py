@@ -1,7 +1,8 @@
 """Search ops: arg_max, arg_min, top_k_v2, argsort (with grads to X) and where_index (nonzero).
 
-Ties are resolved deterministically: the lowest index comes first, whether the order is
-ascending or descending (Paddle's stable descending argsort does the same).
+Ties follow Paddle's CPU kernels: a stable argsort keeps equal values in index order (ascending
+or descending); top_k_v2 and the non-stable argsort order ties as libstdc++'s nth_element /
+partial_sort / std::sort leave them (replayed by `stl_order` on the rows that have ties).
 """
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import numpy as np
 
 from .meta import normalize_axis
 from .registry import Meta, register, grad_op
+from .stl_order import argsort_row, has_ties, topk_row
 
 _INDEX_DTYPES = {-1: np.dtype(np.int64), 2: np.dtype(np.int32), 3: np.dtype(np.int64)}
 
@@ -80,9 +82,24 @@ def _top_k(x, k_tensor=None, k=1, axis=-1, largest=True, sorted=True, **_):
     if not 0 <= k <= n:
         raise ValueError(f"top_k_v2: k={k} is out of range for axis {axis} of size {n} "
                          f"(input shape {list(x.shape)}); expected 0 <= k <= {n}")
-    # sorted=False may return any order; a sorted result is always a valid answer
     idx = np.take(stable_argsort(x, ax, descending=largest), np.arange(k), axis=ax)
+    if k:
+        idx = _paddle_tie_order(x, idx, ax, lambda row: topk_row(row, k, largest, sorted))
     return np.take_along_axis(x, idx, axis=ax), idx.astype(np.int64, copy=False)
+
+
+def _paddle_tie_order(x, idx, ax, row_fn):
+    """``idx`` with the rows of ``x`` (along ``ax``) that hold equal values re-ordered by
+    ``row_fn`` (Paddle's CPU tie order); rows without ties keep the fast numpy answer."""
+    rows = np.moveaxis(x, ax, -1).reshape(-1, x.shape[ax])
+    tied = np.nonzero(has_ties(rows))[0]
+    if not len(tied):
+        return idx
+    out = np.moveaxis(idx, ax, -1).copy()
+    flat = out.reshape(-1, out.shape[-1])
+    for r in tied:
+        flat[r] = row_fn(rows[r])
+    return np.moveaxis(flat.reshape(out.shape), -1, ax)
 
 
 def _top_k_meta(x, k_tensor=None, k=1, axis=-1, **_):
@@ -116,6 +133,8 @@ def _argsort(x, axis=-1, descending=False, stable=False, **_):
         return x.copy(), np.zeros((), dtype=np.int64)
     ax = normalize_axis(int(axis), x.ndim)
     idx = stable_argsort(x, ax, descending)
+    if not stable and x.shape[ax] > 16:   # std::sort is an insertion sort (stable) up to 16
+        idx = _paddle_tie_order(x, idx, ax, lambda row: argsort_row(row, descending))
     return np.take_along_axis(x, idx, axis=ax), idx.astype(np.int64, copy=False)
 
 

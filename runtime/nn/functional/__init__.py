@@ -8,3 +8,14 @@ from .loss import *  # noqa: F401,F403
 from .conv import *  # noqa: F401,F403
 from .pooling import *  # noqa: F401,F403
 from .vision import *  # noqa: F401,F403
+from .sliding import *  # noqa: F401,F403
+from .shuffle import *  # noqa: F401,F403
+from .spatial import *  # noqa: F401,F403
+from .volumetric import *  # noqa: F401,F403
+from .similarity import *  # noqa: F401,F403
+from .stochastic import *  # noqa: F401,F403
+from .loss_extra import *  # noqa: F401,F403
+from .unpool import *  # noqa: F401,F403
+from .pooling_extra import *  # noqa: F401,F403
+from .extension import *  # noqa: F401,F403
+from .padding import *  # noqa: F401,F403

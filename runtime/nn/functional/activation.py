@@ -1,12 +1,12 @@
-"""paddle.nn.functional activations: thin calls to the activation ops, plus a few composites
-(tanhshrink, hardtanh, log_sigmoid, mish, selu, celu, softshrink, hardshrink, prelu, glu)."""
+"""paddle.nn.functional activations: thin calls to the activation ops (Paddle's op types, so saved
+programs carry what Paddle writes: ``brelu`` for hardtanh, ``logsigmoid``, ``hard_shrink`` ...), plus
+the composite ``glu``."""
 from __future__ import annotations
 
 from ...dispatch import run_op
 from ...framework import state
 from ...tensor import Tensor
-from ...api._helpers import scalar_like
-from .common import _cast, _clip, _reshape
+from .common import _cast
 
 __all__ = ["relu", "relu_", "relu6", "leaky_relu", "elu", "gelu", "sigmoid", "tanh", "silu", "swish",
            "hardswish", "hardsigmoid", "softplus", "softsign", "softmax", "log_softmax", "tanhshrink",
@@ -111,30 +111,26 @@ def _maybe_out(res, out):
     return res
 
 
-def _scalar(v, ref):
-    return scalar_like(v, ref)
-
-
-# -- composites ------------------------------------------------------------------------------
+# -- Paddle's dedicated activation ops (runtime/ops/activation_extra.py) -----------------------
 
 def tanhshrink(x, name=None):
     """x - tanh(x)."""
-    return run_op("elementwise_sub", x, run_op("tanh", x))
+    return run_op("tanh_shrink", x)
 
 
 def hardtanh(x, min=-1.0, max=1.0, name=None):
-    return _clip(x, float(min), float(max))
+    """clip(x, min, max) (Paddle's op ``brelu``)."""
+    return run_op("brelu", x, t_min=float(min), t_max=float(max))
 
 
 def log_sigmoid(x, name=None):
     """log(sigmoid(x)) = -softplus(-x), computed stably."""
-    neg = run_op("elementwise_mul", x, _scalar(-1.0, x))
-    return run_op("elementwise_mul", run_op("softplus", neg, beta=1.0, threshold=20.0), _scalar(-1.0, x))
+    return run_op("logsigmoid", x)
 
 
 def mish(x, name=None):
-    """x * tanh(softplus(x))."""
-    return run_op("elementwise_mul", x, run_op("tanh", run_op("softplus", x, beta=1.0, threshold=20.0)))
+    """x * tanh(softplus(x)) (softplus is x itself above 20, as Paddle's kernel)."""
+    return run_op("mish", x, threshold=20.0)
 
 
 def selu(x, scale=1.0507009873554805, alpha=1.6732632423543772, name=None):
@@ -142,61 +138,52 @@ def selu(x, scale=1.0507009873554805, alpha=1.6732632423543772, name=None):
         raise ValueError(f"selu: scale must be greater than 1.0, got {scale}")
     if alpha < 0:
         raise ValueError(f"selu: alpha must be no less than zero, got {alpha}")
-    return run_op("elementwise_mul", run_op("elu", x, alpha=float(alpha)), _scalar(float(scale), x))
+    return run_op("selu", x, scale=float(scale), alpha=float(alpha))
 
 
 def celu(x, alpha=1.0, name=None):
     """max(0, x) + min(0, alpha * (exp(x / alpha) - 1)) = alpha * elu(x / alpha)."""
     if alpha == 0:
         raise ZeroDivisionError("celu: alpha cannot be 0")
-    scaled = run_op("elementwise_mul", x, _scalar(1.0 / alpha, x))
-    return run_op("elementwise_mul", run_op("elu", scaled, alpha=1.0), _scalar(float(alpha), x))
+    return run_op("celu", x, alpha=float(alpha))
 
 
 def softshrink(x, threshold=0.5, name=None):
     """x - clip(x, -t, t): shrinks values toward zero by t, zero inside [-t, t]."""
     if threshold < 0:
         raise ValueError(f"softshrink: threshold must be no less than zero, got {threshold}")
-    return run_op("elementwise_sub", x, _clip(x, -float(threshold), float(threshold)))
+    return run_op("softshrink", x, **{"lambda": float(threshold)})
 
 
 def hardshrink(x, threshold=0.5, name=None):
     """x where |x| > t, else 0."""
-    keep = run_op("greater_than", run_op("abs", x), _scalar(float(threshold), x))
-    return run_op("elementwise_mul", x, _cast_like(keep, x))
+    return run_op("hard_shrink", x, threshold=float(threshold))
 
 
 def thresholded_relu(x, threshold=1.0, value=0.0, name=None):
     """x where x > threshold, else ``value``."""
-    keep = _cast_like(run_op("greater_than", x, _scalar(float(threshold), x)), x)
-    kept = run_op("elementwise_mul", x, keep)
-    if value == 0:
-        return kept
-    drop = run_op("elementwise_sub", _scalar(1.0, x), keep)
-    return run_op("elementwise_add", kept, run_op("elementwise_mul", drop, _scalar(float(value), x)))
-
-
-def _cast_like(mask, x):
-    return _cast(mask, x.dtype)
+    return run_op("thresholded_relu", x, threshold=float(threshold), value=float(value))
 
 
 def prelu(x, weight, data_format="NCHW", name=None):
-    """max(0, x) + weight * min(0, x); ``weight`` has 1 element or one per channel."""
-    if data_format not in ("NC", "NCL", "NCHW", "NCDHW", "NLC", "NHWC", "NDHWC"):
-        raise ValueError(f"prelu: data_format must be one of NC, NCL, NCHW, NCDHW, NLC, NHWC, NDHWC, got {data_format!r}")
-    n = 1
-    for d in weight.shape:
-        n *= d
-    w = weight
-    if n != 1:
-        ndim = len(x.shape)
-        c_axis = 1 if data_format[1] == "C" else ndim - 1
-        shape = [1] * ndim
-        shape[c_axis] = n
-        w = _reshape(weight, shape)
-    pos = run_op("relu", x)
-    neg = run_op("elementwise_sub", x, pos)   # min(0, x)
-    return run_op("elementwise_add", pos, run_op("elementwise_mul", neg, w))
+    """max(0, x) + weight * min(0, x); ``weight`` (0-D or 1-D) has 1 element or one per channel."""
+    if len(weight.shape) > 1:
+        raise ValueError(f"prelu: weight must be 0-D or 1-D, got shape {list(weight.shape)}")
+    mode = "all"
+    if len(weight.shape) == 1 and weight.shape[0] > 1:
+        if data_format not in ("NC", "NCL", "NCHW", "NCDHW", "NLC", "NHWC", "NDHWC"):
+            raise ValueError(f"prelu: data_format must be one of NC, NCL, NCHW, NCDHW, NLC, NHWC, NDHWC, "
+                             f"got {data_format!r}")
+        if len(x.shape) < 2:
+            raise ValueError(f"prelu: x must have at least 2 dims when weight has one value per channel, got "
+                             f"shape {list(x.shape)}")
+        data_format = "NCHW" if data_format[1] == "C" else "NHWC"     # as Paddle records it
+        channels = x.shape[1] if data_format == "NCHW" else x.shape[-1]
+        if channels >= 0 and weight.shape[0] != channels:
+            raise ValueError(f"prelu: weight has {weight.shape[0]} values, but x (shape {list(x.shape)}, "
+                             f"{data_format}) has {channels} channels")
+        mode = "channel"
+    return run_op("prelu", x, weight, data_format=data_format, mode=mode)
 
 
 def glu(x, axis=-1, name=None):
@@ -211,8 +198,6 @@ logsigmoid = log_sigmoid   # Paddle's older name, still exported
 def maxout(x, groups, axis=1, name=None):
     """Max over each run of ``groups`` consecutive channels along ``axis`` (1, or -1/3 for NHWC):
     ``out[:, c] = max(x[:, c*groups : (c+1)*groups])``."""
-    from ...api.manipulation import strided_slice
-    from ...api.math import maximum
     nd = len(x.shape)
     if axis not in (1, -1, nd - 1):
         raise ValueError(f"maxout: axis must be 1 or -1 (or {nd - 1}), got {axis}")
@@ -221,9 +206,4 @@ def maxout(x, groups, axis=1, name=None):
     if not isinstance(groups, int) or groups <= 0 or (c >= 0 and c % groups):
         raise ValueError(f"maxout: the {c} channels of x (shape {list(x.shape)}) must divide into groups of "
                          f"{groups}")
-    # strided slice j holds x[c*groups + j] at position c: the max over j is the max of each run
-    out = None
-    for j in range(groups):
-        part = strided_slice(x, [axis], [j], [2 ** 31 - 1], [groups])
-        out = part if out is None else maximum(out, part)
-    return out
+    return run_op("maxout", x, groups=groups, axis=axis)

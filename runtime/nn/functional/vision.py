@@ -1,8 +1,8 @@
 """Resampling and padding functionals: interpolate/upsample, pad, pixel_shuffle (``paddle.nn.functional``).
 
-interpolate maps onto nearest_interp_v2 / bilinear_interp_v2 (mode 'area' onto adaptive average
-pooling); pad onto pad3d for spatial paddings (unsqueezing 3-D and 4-D inputs to 5-D, as Paddle
-does) and onto the generic constant ``pad`` op otherwise.
+interpolate maps onto nearest / linear / bilinear / bicubic / trilinear _interp_v2 (mode 'area'
+onto adaptive average pooling, as Paddle); pad onto pad3d for spatial paddings (unsqueezing 3-D
+and 4-D inputs to 5-D, as Paddle does) and onto the generic constant ``pad`` op otherwise.
 """
 from __future__ import annotations
 
@@ -11,7 +11,9 @@ import numpy as np
 from ...api._helpers import is_var
 from ...dispatch import run_op
 from ...tensor import Tensor
+from . import common as _common
 from . import pooling as _pooling
+from . import volumetric as _volumetric
 
 __all__ = ["interpolate", "upsample", "pad", "pixel_shuffle"]
 
@@ -35,14 +37,103 @@ def _positive_int(v, fn, what):
     return int(v)
 
 
-def interpolate(x, size=None, scale_factor=None, mode="nearest", align_corners=False, align_mode=0,
-                data_format=None, recompute_scale_factor=None, name=None):
+def interpolate(*args, **kwargs):
     """Resize the spatial dims of ``x`` to ``size`` or by ``scale_factor``.
 
-    Modes: 'nearest' (3-D, 4-D, 5-D input), 'bilinear' (4-D) and 'area' (adaptive average
-    pooling, 3-D and 4-D). ``align_corners`` maps corner pixel centres onto each other;
-    otherwise ``align_mode`` 0 uses half-pixel centres and 1 the top-left corners.
+    ``interpolate(x, size=None, scale_factor=None, mode='nearest', align_corners=False, align_mode=0,
+    data_format=None, recompute_scale_factor=None, antialias=False, name=None)``, as Paddle; like
+    Paddle it also takes torch's positional order (a non-int sixth argument is
+    ``recompute_scale_factor``, then ``antialias``) and ``input=`` for ``x``.
+
+    Modes: 'nearest' (4-D, 5-D; 3-D too), 'linear' (3-D), 'bilinear' and 'bicubic' (4-D),
+    'trilinear' (5-D), 'area' (adaptive average pooling over the trailing dims, as Paddle).
+    ``align_corners`` maps corner pixel centres onto each other; otherwise ``align_mode`` 0 uses
+    half-pixel centres and 1 the top-left corners (bicubic always uses half-pixel centres).
     """
+    if "input" in kwargs:
+        if "x" in kwargs or args:
+            raise TypeError("interpolate: got multiple values for argument 'x'")
+        kwargs["x"] = kwargs.pop("input")
+    if len(args) >= 6 and type(args[5]) is not int:   # torch order: ..., align_corners, recompute, antialias
+        for key, v in zip(("recompute_scale_factor", "antialias"), args[5:7]):
+            if key in kwargs:
+                raise TypeError(f"interpolate: got multiple values for argument {key!r}")
+            kwargs[key] = v
+        args = args[:5]
+    return _interpolate(*args, **kwargs)
+
+
+def _interp_size(size, nd, ndim, fn, attrs, names):
+    """Fill the out_* attrs from ``size``; return (OutSize tensor, SizeTensor list)."""
+    if isinstance(size, Tensor):
+        size = size.numpy().reshape(-1).tolist()
+    if _static(size):
+        if len(size.shape) != 1:
+            raise ValueError(f"{fn}: a size tensor must be 1-D, got shape {list(size.shape)}")
+        if size.shape[0] not in (-1, nd):
+            raise ValueError(f"{fn}: a size tensor of a {ndim}-D input must hold {nd} entries, "
+                             f"got shape {list(size.shape)}")
+        return _common._cast(size, "int32"), None   # as Paddle: a size tensor is int32 in static graphs
+    if not isinstance(size, (list, tuple)):
+        raise TypeError(f"{fn}: size must be a list, tuple or Tensor, got {type(size).__name__}")
+    if len(size) != nd:
+        raise ValueError(f"{fn}: size must have {nd} entries for a {ndim}-D input, got {list(size)}")
+    if not any(_static(v) for v in size):
+        for name_, v in zip(names, size):
+            attrs[name_] = _positive_int(v, fn, "size")
+        return None, None
+    size_tensor = []
+    for name_, v in zip(names, size):
+        if _static(v):
+            size_tensor.append(v)
+            attrs[name_] = -1
+        else:
+            v = _positive_int(v, fn, "size")
+            size_tensor.append(run_op("fill_constant", shape=[1], dtype=2, value=float(v)))
+            attrs[name_] = v
+    return None, size_tensor
+
+
+def _interp_scale(scale, nd, ndim, fn, x, recompute, attrs, names):
+    """Fill attrs from ``scale_factor``; return the Scale tensor (static graphs) or None."""
+    if isinstance(scale, Tensor):
+        vals = scale.numpy().reshape(-1).tolist()
+        scale = vals[0] if len(scale.shape) == 0 else vals
+    if _static(scale):
+        if recompute:
+            raise ValueError(f"{fn}: recompute_scale_factor needs a scale_factor known while the graph is built")
+        return scale
+    if isinstance(scale, (int, float, np.number)) and not isinstance(scale, bool):
+        scales = [float(scale)] * nd
+    elif isinstance(scale, np.ndarray) and scale.size == 1:
+        scales = [float(scale.reshape(-1)[0])] * nd
+    elif isinstance(scale, (list, tuple)):
+        if len(scale) != nd:
+            raise ValueError(f"{fn}: scale_factor must have {nd} entries for a {ndim}-D input, got {list(scale)}")
+        scales = [float(v.item()) if isinstance(v, Tensor) else float(v) for v in scale]
+    else:
+        raise TypeError(f"{fn}: scale_factor must be a number, a list/tuple of numbers or a Tensor, "
+                        f"got {type(scale).__name__}")
+    if any(s <= 0 for s in scales):
+        raise ValueError(f"{fn}: scale_factor must be positive, got {scales}")
+    if recompute:
+        # Paddle reads the sizes at dims 2.. whatever data_format says (so do we)
+        dims = list(x.shape[2:])
+        if any(d < 0 for d in dims):
+            raise ValueError(f"{fn}: recompute_scale_factor needs known spatial dims, got shape {list(x.shape)}")
+        for name_, d, s in zip(names, dims, scales):
+            attrs[name_] = int(np.floor(float(d) * s))
+    else:
+        attrs["scale"] = scales
+    return None
+
+
+_MODE_RANKS = {"linear": (3,), "bilinear": (4,), "bicubic": (4,), "trilinear": (5,), "nearest": (3, 4, 5),
+               "area": (3, 4, 5)}
+
+
+def _interpolate(x, size=None, scale_factor=None, mode="nearest", align_corners=False, align_mode=0,
+                 data_format=None, recompute_scale_factor=None, antialias=False, name=None):
     fn = "interpolate"
     if not isinstance(mode, str) or mode.lower() not in _MODES:
         raise ValueError(f"{fn}: mode must be one of {list(_MODES)}, got {mode!r}")
@@ -50,101 +141,62 @@ def interpolate(x, size=None, scale_factor=None, mode="nearest", align_corners=F
     ndim = len(x.shape)
     if ndim not in _FORMATS:
         raise ValueError(f"{fn}: x must be a 3-D, 4-D or 5-D tensor, got shape {list(x.shape)}")
-    if data_format is None:
-        data_format = _FORMATS[ndim][0]
-    if data_format not in _FORMATS[ndim]:
-        raise ValueError(f"{fn}: data_format for a {ndim}-D input must be one of {list(_FORMATS[ndim])}, "
-                         f"got {data_format!r}")
+    if ndim not in _MODE_RANKS[mode]:
+        need = " or ".join(f"{r}-D" for r in _MODE_RANKS[mode])
+        raise ValueError(f"{fn}: mode {mode!r} needs a {need} input, got shape {list(x.shape)}")
     if size is None and scale_factor is None:
         raise ValueError(f"{fn}: give one of size and scale_factor")
     if size is not None and scale_factor is not None:
         raise ValueError(f"{fn}: give only one of size and scale_factor")
     if not isinstance(align_corners, bool):
         raise TypeError(f"{fn}: align_corners must be a bool, got {align_corners!r}")
+    if not isinstance(antialias, bool):
+        raise TypeError(f"{fn}: antialias must be a bool, got {antialias!r}")
     if align_mode not in (0, 1):
         raise ValueError(f"{fn}: align_mode must be 0 or 1, got {align_mode!r}")
     if align_corners and mode in ("nearest", "area"):
         raise ValueError(f"{fn}: align_corners can only be set with the interpolating modes "
                          "linear | bilinear | bicubic | trilinear")
+    if antialias:
+        if mode not in ("bilinear", "bicubic"):
+            raise ValueError(f"{fn}: antialias is only supported for the bilinear and bicubic modes")
+        raise NotImplementedError(f"{fn}: antialias=True (Paddle's interp_antialias) is not supported by dy2st; "
+                                  "resize without it or pre-blur the input")
     nd = ndim - 2
-    channel_last = data_format[-1] == "C"
-    spatial = list(x.shape[1:-1]) if channel_last else list(x.shape[2:])
 
     if mode == "area":
         if size is None:
-            raise ValueError(f"{fn}: mode 'area' needs size")
-        if channel_last or ndim == 5:
-            raise NotImplementedError(f"{fn}: mode 'area' supports NCW and NCHW inputs only")
-        if ndim == 3:
-            return _pooling.adaptive_avg_pool1d(x, size)
-        return _pooling.adaptive_avg_pool2d(x, size)
-    if mode in ("linear", "bicubic", "trilinear"):
-        raise NotImplementedError(f"{fn}: mode {mode!r} is not supported yet (use 'nearest', 'bilinear' or 'area')")
-    if mode == "bilinear" and ndim != 4:
-        raise ValueError(f"{fn}: mode 'bilinear' needs a 4-D input, got shape {list(x.shape)}")
+            raise ValueError(f"{fn}: mode 'area' needs size (output size can not be None in AREA mode)")
+        # as Paddle: adaptive average pooling in its default layout, whatever data_format says
+        pool = {3: _pooling.adaptive_avg_pool1d, 4: _pooling.adaptive_avg_pool2d,
+                5: _volumetric.adaptive_avg_pool3d}[ndim]
+        return pool(x, size)
 
-    op = "nearest_interp_v2" if mode == "nearest" else "bilinear_interp_v2"
+    if data_format is None:
+        data_format = _FORMATS[ndim][0]
+    if not isinstance(data_format, str) or data_format.upper() not in _FORMATS[ndim]:
+        raise ValueError(f"{fn}: data_format for a {ndim}-D input must be one of {list(_FORMATS[ndim])}, "
+                         f"got {data_format!r}")
+    channel_last = data_format.upper()[-1] == "C"
+    if recompute_scale_factor and size is not None:
+        raise ValueError(f"{fn}: recompute_scale_factor is not meaningful with an explicit size")
+
     attrs = {"out_d": -1, "out_h": -1, "out_w": -1, "scale": [], "interp_method": mode,
              "align_corners": bool(align_corners) if mode != "nearest" else False, "align_mode": int(align_mode),
              "data_layout": "NHWC" if channel_last else "NCHW"}
-    out_size = size_tensor = scale_tensor = None
     names = ("out_d", "out_h", "out_w")[3 - nd:]
-
+    out_size = size_tensor = scale_tensor = None
     if size is not None:
-        if isinstance(size, Tensor):
-            size = size.numpy().reshape(-1).tolist()
-        if _static(size):
-            if len(size.shape) != 1 or size.shape[0] not in (-1, nd):
-                raise ValueError(f"{fn}: a size tensor must be 1-D with {nd} entries, got shape {list(size.shape)}")
-            out_size = size
-        else:
-            if not isinstance(size, (list, tuple)):
-                raise TypeError(f"{fn}: size must be a list, tuple or Tensor, got {type(size).__name__}")
-            if len(size) != nd:
-                raise ValueError(f"{fn}: size must have {nd} entries for a {ndim}-D input, got {list(size)}")
-            if any(_static(v) for v in size):
-                size_tensor = []
-                for name_, v in zip(names, size):
-                    if _static(v):
-                        size_tensor.append(v)
-                        attrs[name_] = -1
-                    else:
-                        v = _positive_int(v, fn, "size")
-                        size_tensor.append(run_op("fill_constant", shape=[1], dtype=2, value=float(v)))
-                        attrs[name_] = v
-            else:
-                for name_, v in zip(names, size):
-                    attrs[name_] = _positive_int(v, fn, "size")
+        out_size, size_tensor = _interp_size(size, nd, ndim, fn, attrs, names)
     else:
-        scale = scale_factor
-        if isinstance(scale, Tensor):
-            scale = scale.numpy().reshape(-1).tolist()
-            scale = scale[0] if len(scale) == 1 else scale
-        if _static(scale):
-            scale_tensor = scale
-        else:
-            if isinstance(scale, (int, float, np.number)) and not isinstance(scale, bool):
-                scales = [float(scale)] * nd
-            elif isinstance(scale, (list, tuple)) and len(scale) == nd:
-                scales = [float(v.item()) if isinstance(v, Tensor) else float(v) for v in scale]
-            else:
-                raise ValueError(f"{fn}: scale_factor must be a number or a list of {nd} numbers, got {scale!r}")
-            if any(s <= 0 for s in scales):
-                raise ValueError(f"{fn}: scale_factor must be positive, got {scales}")
-            if recompute_scale_factor:
-                if any(d < 0 for d in spatial):
-                    raise ValueError(f"{fn}: recompute_scale_factor needs known spatial dims, got {list(x.shape)}")
-                for name_, d, s in zip(names, spatial, scales):
-                    attrs[name_] = int(np.floor(d * s))
-            else:
-                attrs["scale"] = scales
-    return run_op(op, x, out_size, size_tensor, scale_tensor, **attrs)
+        scale_tensor = _interp_scale(scale_factor, nd, ndim, fn, x, recompute_scale_factor, attrs, names)
+    return run_op(f"{mode}_interp_v2", x, out_size, size_tensor, scale_tensor, **attrs)
 
 
 def upsample(x, size=None, scale_factor=None, mode="nearest", align_corners=False, align_mode=0,
              data_format=None, name=None):
     """Alias of `interpolate`."""
-    return interpolate(x, size, scale_factor, mode, align_corners, align_mode, data_format)
+    return _interpolate(x, size, scale_factor, mode, align_corners, align_mode, data_format)
 
 
 def pad(x, pad, mode="constant", value=0.0, data_format=None, pad_from_left_axis=True, name=None):

@@ -241,7 +241,8 @@ class Upsample(Layer):
     def forward(self, x):
         return F.interpolate(x, size=self.size, scale_factor=self.scale_factor, mode=self.mode,
                              align_corners=self.align_corners, align_mode=self.align_mode,
-                             data_format=self.data_format, name=self.name)
+                             data_format=self.data_format, recompute_scale_factor=self.recompute_scale_factor,
+                             name=self.name)
 
     def extra_repr(self):
         if self.scale_factor is not None:

@@ -43,9 +43,11 @@ def test_topk():
         paddle.topk(x, 5)
 
 
-def test_topk_ties_lowest_index_first_and_grad():
+def test_topk_ties_in_paddles_order_and_grad():
+    # real Paddle 3.3.1 (CPU: std::nth_element, then std::sort of the first k-1) returns [2, 3]
     v, i = paddle.topk(paddle.to_tensor([3.0, 1.0, 3.0, 3.0, 2.0]), 2)
-    assert i.tolist() == [0, 2]
+    assert i.tolist() == [2, 3]
+    assert paddle.topk(paddle.to_tensor([[1, 1, 0, 1], [2, 2, 2, 1]]), k=2)[1].tolist() == [[1, 3], [1, 2]]
     x = paddle.to_tensor([[1.0, 5.0, 4.0], [7.0, 2.0, 3.0]], stop_gradient=False)
     v, _ = paddle.topk(x, 2)
     (v * paddle.to_tensor([[1.0, 2.0], [3.0, 4.0]])).sum().backward()

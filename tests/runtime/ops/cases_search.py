@@ -33,6 +33,10 @@ def on_axis0(fn):
     return ref
 
 
+# 20 values with many ties, and the orders real Paddle 3.3.1's CPU kernels give them
+TIES20 = np.array([5., 1, 5, 5, 2, 5, 0, 5, 1, 1, 5, 2, 2, 5, 5, 5, 1, 5, 0, 5])
+ASC20 = [18, 6, 1, 16, 8, 9, 4, 11, 12, 19, 0, 17, 15, 14, 13, 10, 7, 5, 3, 2]
+
 X34 = np.array([[1.0, 5.0, 5.0, -2.0], [7.0, 2.0, 7.0, 0.5], [0.0, -1.0, 3.0, 3.5]])
 
 CASES = [
@@ -55,8 +59,19 @@ CASES = [
            attrs={"k": 2, "axis": 0}, name="axis0"),
     OpCase("top_k_v2", {"X": distinct(2, 4), "K": np.array([3])}, lambda X, K, **_: sort_rows(X, True, 3),
            name="K_tensor"),
-    OpCase("top_k_v2", {"X": np.array([3.0, 1.0, 3.0, 3.0, 2.0])}, lambda X, k, **_: sort_rows(X, True, k),
-           attrs={"k": 3}, name="ties_lowest_index_first", check_grad=False),
+    # tie order measured on real Paddle 3.3.1 (CPU: nth_element, then std::sort of the first k-1)
+    OpCase("top_k_v2", {"X": np.array([3.0, 1.0, 3.0, 3.0, 2.0])},
+           lambda X, **_: (np.array([3.0, 3.0, 3.0]), np.array([2, 3, 0])),
+           attrs={"k": 3}, name="ties_paddle_order", check_grad=False),
+    OpCase("top_k_v2", {"X": TIES20},
+           lambda X, **_: (TIES20[[15, 0, 13, 14, 10, 17]], np.array([15, 0, 13, 14, 10, 17])),
+           attrs={"k": 6}, name="ties_paddle_order_20", check_grad=False),
+    OpCase("top_k_v2", {"X": TIES20}, lambda X, **_: (TIES20[[18, 6, 16, 9, 8, 1]], np.array([18, 6, 16, 9, 8, 1])),
+           attrs={"k": 6, "largest": False}, name="ties_paddle_order_smallest", check_grad=False),
+    OpCase("argsort", {"X": TIES20}, lambda X, **_: (TIES20[ASC20], np.array(ASC20)),
+           name="ties_paddle_std_sort", check_grad=False),
+    OpCase("argsort", {"X": TIES20}, lambda X, **_: (np.sort(TIES20, kind="stable"), np.argsort(TIES20, kind="stable")),
+           attrs={"stable": True}, name="ties_stable", check_grad=False),
     OpCase("top_k_v2", {"X": np.array(2.5)}, lambda X, **_: (X, np.array(0)), name="0d"),
     OpCase("argsort", {"X": distinct(3, 4)}, lambda X, **_: sort_rows(X, False)),
     OpCase("argsort", {"X": distinct(3, 4)}, lambda X, descending, **_: sort_rows(X, True),
