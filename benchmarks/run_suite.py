@@ -25,6 +25,25 @@ FULL = {"rounds": 15, "min_time": 0.05}
 QUICK = {"rounds": 7, "min_time": 0.02}
 
 
+_BUSY_LOOP = "import sys, time\nend = time.monotonic() + float(sys.argv[1])\nwhile time.monotonic() < end:\n    pass\n"
+
+
+def start_busy_loops(n, limit):
+    """``n`` processes spinning one core each, for at most ``limit`` seconds (so a crash leaves none)."""
+    import subprocess
+    return [subprocess.Popen([sys.executable, "-c", _BUSY_LOOP, str(limit)]) for _ in range(max(0, n))]
+
+
+def stop_busy_loops(procs):
+    for p in procs:
+        p.terminate()
+    for p in procs:
+        try:
+            p.wait(timeout=10)
+        except Exception:
+            p.kill()
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description="dy2st benchmark suite (issue 7)")
     ap.add_argument("--quick", action="store_true", help=f"short run: {QUICK['rounds']} rounds of "
@@ -45,6 +64,11 @@ def main(argv=None):
     ap.add_argument("--threads", type=int, default=0, help="pin every process's BLAS/OpenMP threads (and "
                     "torch's) to N; default: unpinned, the libraries' defaults")
     ap.add_argument("--no-memory", action="store_true", help="skip the peak-memory row")
+    ap.add_argument("--contention", type=int, default=0, metavar="N",
+                    help="run N busy-looping processes beside the benchmark for its whole duration (a shared "
+                         "machine; each loop stops by itself after --contention-limit seconds)")
+    ap.add_argument("--contention-limit", type=float, default=3600.0, metavar="S",
+                    help="upper bound on the busy loops' lifetime in seconds (default 3600)")
     args = ap.parse_args(argv)
 
     names = spec.ORDER
@@ -64,13 +88,19 @@ def main(argv=None):
                   paddle_python=args.paddle_python, torch_python=args.torch_python, memory=not args.no_memory, settle=args.settle,
                   threads=args.threads,
                   log=log)
+    busy = start_busy_loops(args.contention, args.contention_limit)
     try:
         results = suite.run()
     finally:
         suite.close()
+        stop_busy_loops(busy)
+    if args.contention:
+        results["contention"] = args.contention
 
     print(machine_line(results["machine"]))
     pinned = f"BLAS/OpenMP threads pinned to {args.threads}" if args.threads else "threads unpinned"
+    if args.contention:
+        pinned += f"; {args.contention} busy-looping process(es) running beside the benchmark"
     print(f"{rounds} rounds x {min_time} s per timing, {pinned}; median µs per call (median ratio to the numpy floor); "
           "inference in eval mode under no_grad")
     print(report.main_table(results))

@@ -25,8 +25,9 @@ __version__ = "0.1.0"
 _PUBLIC_SUBMODULES = (
     "nn", "nn.functional", "nn.initializer", "optimizer", "optimizer.lr", "io",
     "vision", "vision.datasets", "vision.transforms", "metric", "regularizer",
-    "autograd", "device", "linalg", "fft", "signal",
+    "autograd", "device", "linalg", "fft", "signal", "amp",
     "utils.download", "vision.ops", "vision.models", "vision.models._utils",
+    "vision.transforms.functional", "text", "text.datasets",
     *("vision.models." + m for m in ("alexnet", "densenet", "googlenet", "inceptionv3", "lenet", "mobilenetv1",
                                      "mobilenetv2", "mobilenetv3", "resnet", "shufflenetv2", "squeezenet", "vgg")),
 )
@@ -61,3 +62,8 @@ static = _importlib.import_module(__name__ + ".static")
 utils = _importlib.import_module(__name__ + ".utils")
 pir_utils = _importlib.import_module(__name__ + ".pir_utils")
 core = base.core   # ``from paddle import core``
+inference = _importlib.import_module(__name__ + ".inference")   # paddle.inference: Config, create_predictor
+version = _importlib.import_module(__name__ + ".version")       # paddle.version (dy2st's own numbers)
+hapi = _importlib.import_module(__name__ + ".hapi")             # paddle.hapi: Model, summary, flops, callbacks
+callbacks = _importlib.import_module(__name__ + ".callbacks")   # paddle.callbacks
+Model, summary, flops = hapi.Model, hapi.summary, hapi.flops

@@ -22,12 +22,14 @@ from __future__ import annotations
 import os
 import threading
 import weakref
+from time import monotonic as _monotonic
 
 import numpy as np
 
 from runtime import unique_name
 from runtime.autograd import GradNode
 from runtime.framework import state
+from runtime.ops import blas_threads as _blas
 from runtime.ops.registry import OpDef, all_ops, lookup, register
 from runtime.static.backward import _run as _static_backward
 from runtime.static.codegen import UNSET, CompileError, compile_program as _compile_program
@@ -212,6 +214,8 @@ class PartialProgram:
     # -- calls ---------------------------------------------------------------------------------------
 
     def __call__(self, inputs):
+        if _monotonic() >= _blas._next_check:
+            _blas.recheck()                 # the BLAS thread policy (runtime/ops/blas_threads.py)
         if len(inputs) != self._n_feed:
             raise ValueError(f"PartialProgram: expected {self._n_feed} inputs ({', '.join(self._feed_names)}), "
                              f"got {len(inputs)}")

@@ -30,11 +30,28 @@ from .api.random import *  # noqa: F401,F403
 from .api.manipulation import *  # noqa: F401,F403
 from .api.indexing import *  # noqa: F401,F403
 from .api.complex import *  # noqa: F401,F403
+from .api.tensor_extra import *  # noqa: F401,F403
+from .api.composite_extra import *  # noqa: F401,F403
+from .api.aliases import *  # noqa: F401,F403  (cat, clamp, div, permute ... as Paddle 3 accepts)
+from .api.histogramdd import *  # noqa: F401,F403
 
 from . import nn, optimizer, io, vision  # noqa: F401,E402
+from . import text  # noqa: F401,E402  (paddle.text: text datasets)
 from .formats.serialization import save, load  # noqa: F401,E402
 from .flags import set_flags, get_flags  # noqa: F401,E402
 from . import regularizer, metric  # noqa: F401,E402
 from .nn.param_attr import ParamAttr, create_parameter  # noqa: F401,E402
 from . import unique_name, utils, static  # noqa: F401,E402
 from . import fft, signal  # noqa: F401,E402
+from . import amp  # noqa: F401,E402  (paddle.amp: auto_cast, GradScaler, decorate)
+
+# paddle.autograd's names that live in modules of their own (runtime/autograd.py holds the tape): set on the
+# module here, after the tensor machinery they import is loaded
+from . import autograd_pylayer as _autograd_pylayer, autograd_functional as _autograd_functional  # noqa: E402
+for _name in ("PyLayer", "PyLayerContext", "Function", "once_differentiable"):
+    setattr(autograd, _name, getattr(_autograd_pylayer, _name))
+for _name in ("jacobian", "hessian", "Jacobian", "Hessian"):
+    setattr(autograd, _name, getattr(_autograd_functional, _name))
+for _name in ("no_grad", "enable_grad", "is_grad_enabled", "set_grad_enabled"):   # re-exported there by Paddle
+    setattr(autograd, _name, globals()[_name])
+del _name

@@ -7,9 +7,12 @@ gradient, records a `GradNode` on the tape. Static mode hands the op to the buil
 """
 from __future__ import annotations
 
+from time import monotonic as _monotonic
+
 import numpy as np
 
 from .framework import state
+from .ops import blas_threads as _blas
 from .ops.registry import _OPS, lookup
 from .tensor import Tensor
 from .autograd import GradNode
@@ -31,6 +34,8 @@ def run_op(op_type: str, *inputs, **attrs):
     if len(inputs) < len(opdef.inputs):
         # trailing optional slots left out by the caller are absent (None)
         inputs = inputs + (None,) * (len(opdef.inputs) - len(inputs))
+    if state.amp is not None:       # inside paddle.amp.auto_cast: Paddle's per-op cast rules (runtime/amp)
+        inputs = state.amp.cast_inputs(opdef, inputs)
     if state.static:
         return state.static_builder(opdef, inputs, attrs)
     return run_eager(opdef, inputs, attrs)
@@ -60,6 +65,8 @@ def run_eager(opdef, inputs, attrs):
             arrays.append(arr)
         else:
             arrays.append(np.asarray(x))
+    if opdef.blas and _monotonic() >= _blas._next_check:
+        _blas.recheck()                     # the BLAS thread policy (runtime/ops/blas_threads.py)
     try:
         out = opdef.kernel(*arrays, **attrs)
     except Exception as e:  # name the op: numpy's own messages rarely say which op failed

@@ -13,6 +13,8 @@ thread (which turns static mode on while it builds) is invisible to every other 
   PyTorch's grad mode are thread-local with that default).
 - ``state.tracer``: an optional callable(opdef, inputs, attrs, outputs) observing the eager ops
   of this thread (TracedLayer).
+- ``state.amp``: the ``paddle.amp.auto_cast`` region of this thread, or None; `run_op` casts the inputs
+  of eager ops by its rules while it is set (one attribute read when AMP is off).
 - ``state.static_builder``: process-wide; the static half of the framework installs it (a
   callable taking ``(opdef, inputs, attrs)``) when imported, and `run_op` hands every op to it
   while static mode is on.
@@ -37,6 +39,7 @@ class _State(threading.local):
         self.static = _process["static"]
         self.grad_enabled = True
         self.tracer = None
+        self.amp = None       # the active paddle.amp.auto_cast region (runtime.amp.op_rules.AmpState) or None
 
     # one builder for the whole process: a property, so that installing it from any thread (the
     # import of runtime.static may happen in a worker) is seen by all; read only in static mode

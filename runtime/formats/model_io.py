@@ -96,6 +96,8 @@ def save_model(prefix, program, feed_names, fetch_vars, params, *, info=None, wr
     .pdiparams.info (as Paddle 3)."""
     if format not in ("pdmodel", "pir"):
         raise ValueError(f"save_model: format must be 'pdmodel' or 'pir', got {format!r}")
+    from ..autograd_pylayer_static import refuse_save
+    refuse_save(program, "save_model (jit.save / save_inference_model)")    # a PyLayer is a Python callback
     feed_names = [_fetch_name(n) for n in feed_names]
     fetch_names = [_fetch_name(v) for v in fetch_vars]
     specs = persistable_specs(program)

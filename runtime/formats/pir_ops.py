@@ -664,3 +664,106 @@ def _topk(tr, blk, op):
     else:
         attrs["k"] = int(tr.attr(op, "k", 1))
     tr.emit(blk, "top_k_v2", ins, attrs, {"Out": [tr.result(op, 0)], "Indices": [tr.result(op, 1)]}, op)
+
+
+# -- ops found by loading real Paddle 3.3.1 PIR files of the model zoo (tests/interop/test_zoo.py) ----------
+_simple("pd_op.scatter", "scatter", ["X", "Ids", "Updates"], ["Out"])
+_simple("pd_op.scatter_", "scatter", ["X", "Ids", "Updates"], ["Out"])
+_simple("pd_op.nll_loss", "nll_loss", ["X", "Label", "Weight"], ["Out", "Total_weight"])
+_simple("pd_op.take_along_axis", "take_along_axis", ["Input", "Index"], ["Result"], {"axis": "Axis"})
+_simple("pd_op.numel", "size", ["Input"], ["Out"])
+MAPPERS["pd_op.unbind"] = _unstack        # unbind(x, axis) is unstack with num = the dim's size
+
+
+@maps("pd_op.one_hot")
+def _one_hot(tr, blk, op):
+    ins = {"X": [tr.arg(blk, op, 0)]}
+    depth = tr.const(op, 1)
+    attrs = {"allow_out_of_range": False}
+    if depth is not None and depth.size == 1:
+        attrs["depth"] = int(depth.reshape(-1)[0])
+    else:
+        ins["depth_tensor"] = [tr.arg(blk, op, 1)]
+    tr.emit(blk, "one_hot_v2", ins, attrs, {"Out": [tr.result(op)]}, op)
+
+
+@maps("pd_op.masked_fill", "pd_op.masked_fill_")
+def _masked_fill(tr, blk, op):
+    # masked_fill(x, mask, value) = where(mask, value, x), value broadcast as Paddle does
+    x, mask, value = (tr.arg(blk, op, i) for i in range(3))
+    tr.emit(blk, "where", {"Condition": [mask], "X": [value], "Y": [x]}, {}, {"Out": [tr.result(op)]}, op)
+_simple("pd_op.logsumexp", "logsumexp", ["X"], ["Out"])
+_simple("pd_op.sigmoid_cross_entropy_with_logits", "sigmoid_cross_entropy_with_logits", ["X", "Label", "pos_weight"],
+        ["Out"])
+_simple("pd_op.label_smooth", "label_smooth", ["X", "PriorDist"], ["Out"])
+_simple("pd_op.kldiv_loss", "kldiv_loss", ["X", "Target"], ["Loss"])
+# amax/amin: the same forward as max/min, and our reduce_max/min gradient already splits ties evenly, as
+# Paddle's amax does (paddle.amax builds reduce_max here too)
+MAPPERS["pd_op.amax"] = _reduce("reduce_max")
+MAPPERS["pd_op.amin"] = _reduce("reduce_min")
+_simple("pd_op.cumprod", "cumprod", ["X"], ["Out"])
+
+
+@maps("pd_op.index_put", "pd_op.index_put_")
+def _index_put(tr, blk, op):
+    x, value = tr.arg(blk, op, 0), tr.arg(blk, op, 2)
+    tr.emit(blk, "index_put", {"x": [x], "indices": tr.vec(blk, op, 1), "value": [value]},
+            {"accumulate": bool(tr.attr(op, "accumulate", False))}, {"out": [tr.result(op)]}, op)
+
+
+@maps("pd_op.set_value_with_tensor", "pd_op.set_value_with_tensor_", "pd_op.set_value", "pd_op.set_value_")
+def _set_value(tr, blk, op):
+    with_tensor = "with_tensor" in op.name
+    x = tr.arg(blk, op, 0)
+    first = 2 if with_tensor else 1          # starts, ends, steps follow x (and the value tensor)
+    ins = {"Input": [x]}
+    attrs = {"axes": tr.attr(op, "axes", []), "decrease_axes": tr.attr(op, "decrease_axes", []),
+             "none_axes": tr.attr(op, "none_axes", [])}
+    for k, (key, slot) in enumerate((("starts", "StartsTensorList"), ("ends", "EndsTensorList"),
+                                     ("steps", "StepsTensorList"))):
+        vals = _int_list(tr, op, first + k, key)
+        if vals is not None:
+            attrs[key] = vals
+        elif isinstance(tr.value(op, first + k), _Vec):
+            ins[slot] = tr.vec(blk, op, first + k)
+        else:
+            tr.fail(op.where, f"{op.name} with a computed {key} tensor is not supported")
+    attrs["dtype"] = _proto(blk._var_recursive(x).dtype.np)
+    if with_tensor:
+        ins["ValueTensor"] = [tr.arg(blk, op, 1)]
+    else:
+        attrs["values"] = tr.attr(op, "values", [], kind="numbers")
+        attrs["shape"] = tr.attr(op, "shape", [])
+    tr.emit(blk, "set_value", ins, attrs, {"Out": [tr.result(op)]}, op)
+_simple("pd_op.argsort", "argsort", ["X"], ["Out", "Indices"])
+
+
+@maps("pd_op.strided_slice")
+def _strided_slice(tr, blk, op):
+    ins, attrs = {"Input": [tr.arg(blk, op, 0)]}, {"axes": tr.attr(op, "axes", []), "infer_flags": [],
+                                                    "decrease_axis": []}
+    for k, (key, slot) in enumerate((("starts", "StartsTensor"), ("ends", "EndsTensor"), ("strides", "StridesTensor"))):
+        vals = _int_list(tr, op, 1 + k, key)
+        if vals is not None:
+            attrs[key] = vals
+        elif isinstance(tr.value(op, 1 + k), _Vec):
+            ins[slot + "List"] = tr.vec(blk, op, 1 + k)
+        else:
+            ins[slot] = [tr.arg(blk, op, 1 + k)]
+    attrs["infer_flags"] = [1] * len(attrs["axes"])
+    tr.emit(blk, "strided_slice", ins, attrs, {"Out": [tr.result(op)]}, op)
+_simple("pd_op.conv3d", "conv3d", ["Input", "Filter"], ["Output"])
+_simple("pd_op.max_pool3d_with_index", "max_pool3d_with_index", ["X"], ["Out", "Mask"], {"kernel_size": "ksize"})
+MAPPERS["pd_op.conv3d_transpose"] = _conv2d_transpose      # same operands (input, filter, output_size)
+
+
+@maps("pd_op.pool3d")
+def _pool3d(tr, blk, op):
+    x = tr.arg(blk, op, 0)
+    schema = tr.schema["pool3d"].attrs
+    attrs = {k: _attr_cast(schema[k][0], v) for k, v in op.attrs.items() if k in schema}
+    ksize = _int_list(tr, op, 1, "kernel_size") if len(op.operands) > 1 else tr.attr(op, "kernel_size", [])
+    if not ksize:
+        tr.fail(op.where, "pool3d without a constant kernel size is not supported")
+    attrs["ksize"] = ksize
+    tr.emit(blk, "pool3d", {"X": [x]}, attrs, {"Out": [tr.result(op)]}, op)

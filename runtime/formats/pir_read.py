@@ -342,6 +342,17 @@ def _if(tr, blk, op):
         tr.emit(blk, "select_input", {"X": [f, t], "Mask": [mask]}, {}, {"Out": [tr.result(op, k)]}, op)
 
 
+def _values_read(pir_block):
+    """Ids of the values the ops of ``pir_block`` (and of their regions) read."""
+    out = set()
+    for o in pir_block.ops:
+        out.update(o.operands)
+        for region in o.regions:
+            for b in region:
+                out |= _values_read(b)
+    return out
+
+
 @maps("pd_op.while")
 def _while(tr, blk, op):
     from ..static.control_flow import _block_io
@@ -355,11 +366,22 @@ def _while(tr, blk, op):
     cond_var = tr.fresh("while_cond")
     tr.emit(blk, "assign", {"X": [cond]}, {}, {"Out": [cond_var]}, op)
     loop_vars = []
+    read_in_body = _values_read(body_pir)
     for i in range(len(carried)):
         init = tr.arg(blk, op, 1 + i)
         lv = tr.fresh(f"while_var_{i}")
-        tr.types[lv] = body_pir.args[i][1]
-        tr.emit(blk, "assign", {"X": [init]}, {}, {"Out": [lv]}, op)
+        arg_id, arg_t = body_pir.args[i]
+        tr.types[lv] = arg_t
+        init_rank = len(blk._var_recursive(init).shape)
+        if arg_t.kind == "dense" and init_rank != len(arg_t.dims) and arg_id not in read_in_body:
+            # Paddle's placeholder for a variable first assigned inside the loop: a 0-D `full` typed as the
+            # body's value. The body never reads it, so start from an empty tensor of the body's type (after
+            # zero iterations eager Python would not have the variable at all)
+            dims = [0 if d < 0 else int(d) for d in arg_t.dims]
+            tr.emit(blk, "fill_constant", {}, _fill_attrs(_np_dtype(arg_t.dtype, op.where, tr), dims, 0.0),
+                    {"Out": [lv]}, op)
+        else:
+            tr.emit(blk, "assign", {"X": [init]}, {}, {"Out": [lv]}, op)
         # the loop may change a dim the initial value fixes (a growing sequence): trust the body's type
         v = blk.vars[lv]
         arg_t = body_pir.args[i][1]

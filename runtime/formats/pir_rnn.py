@@ -5,7 +5,9 @@ length, which must be known from the file (``[T, batch, input]``, time-major ins
 layers transpose batch-major inputs around it). Operands: input, the initial states as a list
 (``[h0]`` or ``[h0, c0]``, each ``[layers * directions, batch, hidden]``), the weight list (every
 ``W_ih, W_hh`` pair by layer and direction, then every ``b_ih, b_hh`` pair), an optional
-sequence-length tensor (not supported: padded batches), the dropout state. Results: the output
+sequence-length tensor (padded batches: step ``t`` of a sequence shorter than ``t + 1`` leaves the
+states unchanged and outputs zeros, as Paddle's kernel does; the reverse direction therefore starts at
+each sequence's own last step), the dropout state. Results: the output
 ``[T, batch, directions * hidden]``, the dropout state, the final states as a list, a reserve.
 
 Gate layouts are Paddle's cells (paddle.nn.LSTMCell / GRUCell / SimpleRNNCell): LSTM gates
@@ -36,8 +38,7 @@ def lower_rnn(tr, blk, op):
         tr.fail(op.where, f"rnn needs a known sequence length to unroll; the input has shape {xv.shape} "
                           "(save the model with a fixed sequence length in its InputSpec)")
     steps = xv.shape[0]
-    if len(op.operands) > 3 and op.operands[3] != 0:
-        tr.fail(op.where, "rnn with sequence_length (padded batches) is not supported")
+    seq_len = tr.arg(blk, op, 3) if len(op.operands) > 3 and op.operands[3] != 0 else None
     states = tr.vec(blk, op, 1)
     weights = tr.vec(blk, op, 2)
     n = layers * dirs
@@ -72,6 +73,25 @@ def lower_rnn(tr, blk, op):
             return [v]
         return emit("split", {"X": [v]}, {"num": k, "axis": -1}, outs=k)
 
+    keep, drop = [None] * steps, [None] * steps      # per step: 1/0 where the step is inside/outside a sequence
+    if seq_len is not None:
+        lv = blk._var_recursive(seq_len)
+        if len(lv.shape) != 1:
+            tr.fail(op.where, f"rnn sequence_length must be 1-D [batch], got shape {list(lv.shape)}")
+        fdt = xv.dtype.proto
+        for t in range(steps):
+            step = emit("fill_constant", {}, {"shape": [1], "dtype": lv.dtype.proto, "value": float(t)})
+            inside = emit("less_than", {"X": [step], "Y": [seq_len]})
+            m = emit("cast", {"X": [inside]}, {"in_dtype": 0, "out_dtype": fdt})
+            keep[t] = emit("unsqueeze2", {"X": [m]}, {"axes": [1]})
+            drop[t] = emit("scale", {"X": [keep[t]]}, {"scale": -1.0, "bias": 1.0})
+
+    def masked(t, new, old):
+        # m * new + (1 - m) * old: exactly ``new`` inside a sequence and ``old`` outside (m is 0 or 1)
+        if keep[t] is None:
+            return new
+        return add(mul(new, keep[t]), mul(old, drop[t]))
+
     layer_in = x
     last_h, last_c = [], []
     for layer in range(layers):
@@ -87,6 +107,7 @@ def lower_rnn(tr, blk, op):
             order = range(steps) if d == 0 else range(steps - 1, -1, -1)
             for t in order:
                 xg, hg = linear(seq_in[t], w_ih, b_ih), linear(h, w_hh, b_hh)
+                h_prev, c_prev = h, c
                 if mode == "LSTM":
                     i, f, g, o = split(add(xg, hg), 4)
                     c = add(mul(act("sigmoid", f), c), mul(act("sigmoid", i), act("tanh", g)))
@@ -100,7 +121,10 @@ def lower_rnn(tr, blk, op):
                     h = add(mul(diff, z), cand)
                 else:
                     h = act("tanh" if mode == "RNN_TANH" else "relu", add(xg, hg))
-                outs[t] = h
+                outs[t] = h if keep[t] is None else mul(h, keep[t])
+                h = masked(t, h, h_prev)
+                if c is not None:
+                    c = masked(t, c, c_prev)
             last_h.append(h)
             last_c.append(c)
             dir_outs.append(emit("stack", {"X": outs}, {"axis": 0}))

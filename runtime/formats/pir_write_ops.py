@@ -508,10 +508,10 @@ def _w_instance_norm(w, op, where):
                      [("epsilon", a_f32(op.attrs["epsilon"]))])
 
 
-@writes("max_pool2d_with_index")
+@writes("max_pool2d_with_index", "max_pool3d_with_index")
 def _w_max_pool_index(w, op, where):
     a = op.attrs
-    ids = w.emit("pd_op.max_pool2d_with_index", [_in(w, op, "X", where)],
+    ids = w.emit(f"pd_op.{op.type}", [_in(w, op, "X", where)],
                  [w.out_meta(op.outputs["Out"][0]), w.out_meta(op.outputs["Mask"][0])],
                  [("kernel_size", a_ints32(a["ksize"])), ("strides", a_ints32(a["strides"])),
                   ("paddings", a_ints32(a["paddings"])), ("global_pooling", a_bool(a["global_pooling"])),
@@ -618,3 +618,45 @@ def _w_softmax_ce(w, op, where):
                   ("ignore_index", a_i32(a["ignore_index"])), ("axis", a_i32(a["axis"]))])
     _out(w, op, "Softmax", ids[0])
     _out(w, op, "Loss", ids[1])
+
+
+@writes("index_put")
+def _w_index_put(w, op, where):
+    indices = w.combine([w.get(n, where) for n in op.inputs["indices"]])
+    vid = w.emit("pd_op.index_put", [_in(w, op, "x", where), indices, _in(w, op, "value", where)],
+                 [w.out_meta(op.outputs["out"][0])], [("accumulate", a_bool(op.attrs["accumulate"]))])[0]
+    _out(w, op, "out", vid)
+
+
+@writes("conv3d")
+def _w_conv3d(w, op, where):
+    a = op.attrs
+    _simple_out(w, op, "pd_op.conv3d", ["Input", "Filter"], "Output",
+                [("strides", a_ints32(a["strides"])), ("paddings", a_ints32(a["paddings"])),
+                 ("padding_algorithm", a_str(a["padding_algorithm"])), ("groups", a_i32(a["groups"])),
+                 ("dilations", a_ints32(a["dilations"])), ("data_format", a_str(a["data_format"]))], where)
+
+
+@writes("pool3d")
+def _w_pool3d(w, op, where):
+    a = op.attrs
+    _simple_out(w, op, "pd_op.pool3d", ["X"], "Out",
+                [("kernel_size", a_ints64(a["ksize"])), ("strides", a_ints64(a["strides"])),
+                 ("paddings", a_ints64(a["paddings"])), ("ceil_mode", a_bool(a["ceil_mode"])),
+                 ("exclusive", a_bool(a["exclusive"])), ("data_format", a_str(a["data_format"])),
+                 ("pooling_type", a_str(a["pooling_type"])), ("global_pooling", a_bool(a["global_pooling"])),
+                 ("adaptive", a_bool(a["adaptive"])), ("padding_algorithm", a_str(a["padding_algorithm"]))], where)
+
+
+@writes("conv3d_transpose")
+def _w_conv3d_transpose(w, op, where):
+    # Paddle 3.3.1's pd_op.conv3d_transpose takes output_size as an attribute (two operands), and records
+    # the layout in the 2-D spelling (NCDHW -> NCHW), as its Python API passes it
+    a = op.attrs
+    fmt = {"NCDHW": "NCHW", "NDHWC": "NHWC"}.get(a["data_format"], a["data_format"])
+    _simple_out(w, op, "pd_op.conv3d_transpose", ["Input", "Filter"], "Output",
+                [("strides", a_ints32(a["strides"])), ("paddings", a_ints32(a["paddings"])),
+                 ("output_padding", a_ints32(a.get("output_padding") or [])),
+                 ("output_size", a_ints32(a.get("output_size") or [])),
+                 ("padding_algorithm", a_str(a["padding_algorithm"])), ("groups", a_i32(a["groups"])),
+                 ("dilations", a_ints32(a["dilations"])), ("data_format", a_str(fmt))], where)

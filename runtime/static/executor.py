@@ -18,6 +18,7 @@ import threading
 
 import numpy as np
 
+from ..ops import blas_threads
 from ..tensor import Tensor
 from .codegen import UNSET, CompileError, compile_program
 from .interpreter import annotate, run_block, run_op
@@ -56,6 +57,7 @@ class Executor:
 
     def run(self, program=None, feed=None, fetch_list=None, feed_var_name="feed", fetch_var_name="fetch",
             scope=None, return_numpy=True, use_program_cache=False, use_prune=False):
+        blas_threads.maybe_recheck()        # the BLAS thread policy (runtime/ops/blas_threads.py)
         program = default_main_program() if program is None else program
         program = getattr(program, "_program", program)   # CompiledProgram wrappers
         scope = global_scope() if scope is None else scope

@@ -50,12 +50,19 @@ def candidates():
     return seen
 
 
-def run_paddle(code: str, workdir, timeout=600) -> subprocess.CompletedProcess:
-    """Run ``code`` (after the prelude) in a Python that has paddle; skip the test if there is none."""
+def run_paddle(code: str, workdir, timeout=600, default_flags=False) -> subprocess.CompletedProcess:
+    """Run ``code`` (after the prelude) in a Python that has paddle; skip the test if there is none.
+
+    The prelude selects the legacy format (``FLAGS_enable_pir_api=0``); ``default_flags=True`` runs with
+    Paddle 3's defaults instead (PIR programs: ``jit.save`` writes ``.json``)."""
     workdir = pathlib.Path(workdir)
-    script = workdir / "paddle_script.py"
-    script.write_text(PRELUDE + "\n" + code)
+    script = workdir / ("paddle_script_pir.py" if default_flags else "paddle_script.py")
+    prelude = PRELUDE.replace('os.environ["FLAGS_enable_pir_api"] = "0"', 'os.environ.pop("FLAGS_enable_pir_api", None)') \
+        if default_flags else PRELUDE
+    script.write_text(prelude + "\n" + code)
     env = dict(os.environ, FLAGS_enable_pir_api="0", GLOG_minloglevel="3")
+    if default_flags:
+        env.pop("FLAGS_enable_pir_api")
     tried = []
     for py in (_chosen or candidates()):
         try:

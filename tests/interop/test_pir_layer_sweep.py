@@ -54,6 +54,10 @@ CASES = textwrap.dedent('''
             "conv2d_stride_groups": (lambda: nn.Conv2D(3, 6, 3, stride=2, padding=1, groups=3), [img]),
             "conv2d_dilation": (lambda: nn.Conv2D(3, 4, 3, dilation=2, padding="SAME"), [img]),
             "conv3d": (lambda: nn.Conv3D(2, 3, 3, padding=1), [([1, 2, 4, 5, 5], f32)]),
+            "conv3d_transpose": (lambda: nn.Conv3DTranspose(2, 3, 3, stride=2), [([1, 2, 3, 4, 4], f32)]),
+            "avg_pool3d": (lambda: nn.AvgPool3D(2, 2), [([1, 2, 4, 6, 6], f32)]),
+            "max_pool3d": (lambda: nn.MaxPool3D(3, 2, padding=1), [([1, 2, 4, 6, 6], f32)]),
+            "adaptive_max_pool3d": (lambda: nn.AdaptiveMaxPool3D(2), [([1, 2, 4, 6, 6], f32)]),
             "conv2d_transpose": (lambda: nn.Conv2DTranspose(3, 2, 3, stride=2, padding=1, output_padding=1), [img]),
             "conv1d_transpose": (lambda: nn.Conv1DTranspose(3, 2, 3, stride=2), [([2, 3, 7], f32)]),
             "depthwise_conv": (lambda: nn.Conv2D(4, 4, 3, groups=4, padding=1), [([2, 4, 6, 6], f32)]),
@@ -190,14 +194,8 @@ PADDLE_CANNOT_SAVE = {}
 
 # Known gaps, each with what is missing. A case listed here must fail and every other case must pass:
 # the test fails both ways, so the lists stay exact (remove an entry when its op lands).
-KNOWN_READ_GAPS = {
-    "conv3d": "no conv3d op in dy2st yet",
-    "local_response_norm": "Paddle lowers it through pool3d, which dy2st does not implement yet",
-}
-_NO_PIR_WRITER = "dy2st's PIR writer has no lowering for this legacy op yet (the .pdmodel format works)"
-KNOWN_WRITE_GAPS = {
-    "conv3d": "no conv3d op in dy2st yet",
-}
+KNOWN_READ_GAPS = {}
+KNOWN_WRITE_GAPS = {}
 
 
 def _check_gaps(failures, known, total, what):
