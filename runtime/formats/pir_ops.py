@@ -767,3 +767,11 @@ def _pool3d(tr, blk, op):
         tr.fail(op.where, "pool3d without a constant kernel size is not supported")
     attrs["ksize"] = ksize
     tr.emit(blk, "pool3d", {"X": [x]}, attrs, {"Out": [tr.result(op)]}, op)
+_simple("pd_op.bilinear", "bilinear_tensor_product", ["X", "Y", "Weight", "Bias"], ["Out"])
+_simple("pd_op.channel_shuffle", "channel_shuffle", ["X"], ["Out"])
+_simple("pd_op.pixel_unshuffle", "pixel_unshuffle", ["X"], ["Out"])
+_simple("pd_op.grid_sample", "grid_sampler", ["X", "Grid"], ["Output"])
+_simple("pd_op.lp_pool2d", "lp_pool2d", ["x"], ["out"])
+_simple("pd_op.rrelu", "rrelu", ["X"], ["Out", "Noise"])
+_simple("pd_op.unfold", "unfold", ["X"], ["Y"])
+_simple("pd_op.fold", "fold", ["X"], ["Y"])

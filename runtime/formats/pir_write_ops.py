@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from .pir_write import (_UNDEF_PLACE, WRITERS, _in, _out, _scalar_attr, _t_array, _t_dense, _t_vec, a_array, a_bool,
-                        a_dtype, a_f32, a_f64, a_i32, a_i64, a_ints32, a_ints64, a_place, a_str, writes)
+                        a_dtype, a_f32, a_f64, a_i32, a_i64, a_intarray, a_ints32, a_ints64, a_place, a_str, writes)
 
 __all__ = []
 
@@ -660,3 +660,47 @@ def _w_conv3d_transpose(w, op, where):
                  ("output_size", a_ints32(a.get("output_size") or [])),
                  ("padding_algorithm", a_str(a["padding_algorithm"])), ("groups", a_i32(a["groups"])),
                  ("dilations", a_ints32(a["dilations"])), ("data_format", a_str(fmt))], where)
+
+
+@writes("bilinear_tensor_product")
+def _w_bilinear(w, op, where):
+    ins = [_in(w, op, s, where, optional=s == "Bias") for s in ("X", "Y", "Weight", "Bias")]
+    _out(w, op, "Out", w.emit("pd_op.bilinear", ins, [w.out_meta(op.outputs["Out"][0])])[0])
+
+
+for _leg, _pir, _slots, _out_slot, _attrs in (
+        ("channel_shuffle", "channel_shuffle", ["X"], "Out", [("groups", a_i32), ("data_format", a_str)]),
+        ("pixel_unshuffle", "pixel_unshuffle", ["X"], "Out", [("downscale_factor", a_i32), ("data_format", a_str)]),
+        ("grid_sampler", "grid_sample", ["X", "Grid"], "Output",
+         [("mode", a_str), ("padding_mode", a_str), ("align_corners", a_bool)]),
+        ("unfold", "unfold", ["X"], "Y", [("kernel_sizes", a_ints32), ("strides", a_ints32), ("paddings", a_ints32),
+                                          ("dilations", a_ints32)]),
+        ("fold", "fold", ["X"], "Y", [("output_sizes", a_ints32), ("kernel_sizes", a_ints32), ("strides", a_ints32),
+                                      ("paddings", a_ints32), ("dilations", a_ints32)])):
+    WRITERS[_leg] = (lambda pir, slots, out_slot, attrs: lambda w, op, where: _simple_out(
+        w, op, f"pd_op.{pir}", slots, out_slot, [(n, kind(op.attrs[n])) for n, kind in attrs], where))(
+        _pir, _slots, _out_slot, _attrs)
+
+
+@writes("lp_pool2d")
+def _w_lp_pool2d(w, op, where):
+    a = op.attrs
+    if op.inputs.get("KernelSizeTensor") or op.inputs.get("KernelSizeTensorList"):
+        raise ValueError(f"{where}: lp_pool2d with a tensor kernel size has no PIR lowering")
+    _simple_out(w, op, "pd_op.lp_pool2d", ["x"], "out",
+                [("kernel_size", a_intarray(a["kernel_size"])), ("strides", a_ints64(a["strides"])),
+                 ("paddings", a_ints64(a["paddings"])), ("ceil_mode", a_bool(a["ceil_mode"])),
+                 ("exclusive", a_bool(a["exclusive"])), ("data_format", a_str(a["data_format"])),
+                 ("pooling_type", a_str(a["pooling_type"])), ("global_pooling", a_bool(a["global_pooling"])),
+                 ("adaptive", a_bool(a["adaptive"])), ("padding_algorithm", a_str(a["padding_algorithm"])),
+                 ("norm_type", a_f32(a["norm_type"]))], where)
+
+
+@writes("rrelu")
+def _w_rrelu(w, op, where):
+    a = op.attrs
+    ids = w.emit("pd_op.rrelu", [_in(w, op, "X", where)],
+                 [w.out_meta(op.outputs["Out"][0]), w.out_meta((op.outputs.get("Noise") or op.outputs["Out"])[0])],
+                 [("lower", a_f32(a["lower"])), ("upper", a_f32(a["upper"])), ("is_test", a_bool(a["is_test"]))])
+    _out(w, op, "Out", ids[0])
+    _out(w, op, "Noise", ids[1])

@@ -80,6 +80,18 @@ CASES = textwrap.dedent('''
             "upsample_nearest": (lambda: nn.Upsample(scale_factor=2, mode="nearest"), [img]),
             "upsample_bilinear": (lambda: nn.Upsample(size=[5, 7], mode="bilinear", align_corners=True), [img]),
             "pixel_shuffle": (lambda: nn.PixelShuffle(2), [([1, 8, 3, 3], f32)]),
+            "pixel_unshuffle": (lambda: nn.PixelUnshuffle(2), [([1, 2, 4, 4], f32)]),
+            "channel_shuffle": (lambda: nn.ChannelShuffle(2), [([1, 4, 3, 3], f32)]),
+            "unfold": (lambda: nn.Unfold([2, 2], strides=1), [([1, 2, 4, 4], f32)]),
+            "fold": (lambda: nn.Fold([4, 4], [2, 2]), [([1, 8, 9], f32)]),
+            "bilinear": (lambda: nn.Bilinear(6, 6, 3), [vec, vec]),
+            "upsample_bicubic": (lambda: nn.Upsample(scale_factor=2, mode="bicubic"), [img]),
+            "upsample_trilinear": (lambda: nn.Upsample(scale_factor=2, mode="trilinear"), [([1, 2, 3, 4, 4], f32)]),
+            "upsample_linear": (lambda: nn.Upsample(size=[7], mode="linear", data_format="NCW"), [([1, 2, 5], f32)]),
+            "rrelu_eval": (lambda: nn.RReLU(), [vec]),
+            "lp_pool2d": (lambda: nn.LPPool2D(2, 2), [img]),
+            "grid_sample": (lambda: Fn(lambda _, a: F.grid_sample(a, P.tanh(a[:, :2].transpose([0, 2, 3, 1])),
+                                                                 align_corners=False)), [img]),
             "pad2d": (lambda: nn.Pad2D([1, 2, 0, 1], mode="reflect"), [img]),
             "zero_pad2d": (lambda: nn.ZeroPad2D(1), [img]),
             "dropout_eval": (lambda: nn.Dropout(0.5), [vec]),
@@ -190,7 +202,10 @@ PADDLE_LOADS = textwrap.dedent('''
 ''')
 
 # cases that real Paddle 3.3.1 itself cannot to_static + jit.save with default flags, with the reason
-PADDLE_CANNOT_SAVE = {}
+PADDLE_CANNOT_SAVE = {
+    "fold": "paddle.nn.Fold under to_static with a None batch dim: 'The number of elements must greater or equal "
+            "than zero' (Paddle 3.3.1)",
+}
 
 # Known gaps, each with what is missing. A case listed here must fail and every other case must pass:
 # the test fails both ways, so the lists stay exact (remove an entry when its op lands).
