@@ -55,3 +55,6 @@ for _name in ("jacobian", "hessian", "Jacobian", "Hessian"):
 for _name in ("no_grad", "enable_grad", "is_grad_enabled", "set_grad_enabled"):   # re-exported there by Paddle
     setattr(autograd, _name, globals()[_name])
 del _name
+
+# in-place variants (x.add_(y), paddle.acos_(x), ...) of the functions above: made last, from what exists
+from .api.inplace_extra import *  # noqa: F401,F403,E402

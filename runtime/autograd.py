@@ -47,16 +47,28 @@ class GradNode:
         # edges: (input position, element index or -1, tensor, producer node, producer output index)
         edges = []
         diff = opdef.diff_mask
+        me = weakref.ref(self)
         for i, x in enumerate(inputs):
-            if not diff[i]:
-                continue
             if isinstance(x, Tensor):
-                if not x.stop_gradient:
+                # every tensor input is registered as read by this node, so an in-place update of it later
+                # can hand this node the value it saw (freeze_inputs) instead of the new one
+                u = x._users
+                if u is None:
+                    x._users = [me]
+                else:
+                    u.append(me)
+                if diff[i] and not x.stop_gradient:
                     edges.append((i, -1, x, x._node, x._out_idx))
             elif isinstance(x, (list, tuple)):
                 for j, t in enumerate(x):
-                    if isinstance(t, Tensor) and not t.stop_gradient:
-                        edges.append((i, j, t, t._node, t._out_idx))
+                    if isinstance(t, Tensor):
+                        u = t._users
+                        if u is None:
+                            t._users = [me]
+                        else:
+                            u.append(me)
+                        if diff[i] and not t.stop_gradient:
+                            edges.append((i, j, t, t._node, t._out_idx))
         self.edges = edges
 
     # -- the context a grad rule sees -------------------------------------------------------
@@ -85,6 +97,28 @@ class GradNode:
 
     def __repr__(self):
         return f"<GradNode {self.opdef.type}>"
+
+
+def freeze_inputs(x):
+    """Before tensor ``x`` takes a new value in place (Paddle's ``x.add_(y)`` family), give every live grad
+    node that read ``x`` a frozen copy of it: the old array and the old autograd link. Their grad rules
+    then see the value they were recorded with (the in-place op's own node included), as Paddle's
+    saved tensors do, instead of the new one."""
+    users = x._users
+    if not users:
+        return
+    from .tensor import Tensor
+    frozen = Tensor._wrap(x._data, x.stop_gradient)
+    frozen._node, frozen._out_idx, frozen._name = x._node, x._out_idx, x._name
+    for ref in users:
+        node = ref()
+        if node is None or node.released or node.inputs is None:
+            continue
+        node.inputs = [frozen if v is x else ([frozen if t is x else t for t in v] if isinstance(v, list) else v)
+                       for v in node.inputs]
+        node.edges = [(i, j, frozen if t is x else t, prod, idx) for (i, j, t, prod, idx) in node.edges]
+    frozen._users = users
+    x._users = None
 
 
 class UnusedInputError(GradientError, ValueError):

@@ -112,7 +112,7 @@ class Tensor(TensorMethods):
     """
 
     __slots__ = ("_data", "stop_gradient", "_grad", "_node", "_out_idx", "_name",
-                 "_hooks", "persistable", "__weakref__")
+                 "_hooks", "persistable", "_users", "__weakref__")
 
     def __init__(self, data=None, dtype=None, place=None, stop_gradient=True, name=None):
         if data is None:
@@ -127,6 +127,7 @@ class Tensor(TensorMethods):
         self._name = name
         self._hooks = None
         self.persistable = False
+        self._users = None      # weakrefs of the GradNodes that read this tensor (see autograd.freeze_inputs)
 
     # -- construction used by run_op: no checks, no copies --------------------------------
     @classmethod
@@ -140,6 +141,7 @@ class Tensor(TensorMethods):
         t._name = None
         t._hooks = None
         t.persistable = False
+        t._users = None
         return t
 
     # -- metadata --------------------------------------------------------------------------

@@ -7,15 +7,15 @@ name defined twice; the linear-algebra package (``paddle.linalg``'s implementati
 (``paddle.signal``'s) come last.
 """
 from runtime import linalg as _linalg_package, signal as _signal
-from runtime.api import (aliases, complex, composite_extra, creation, histogramdd, indexing, linalg,  # noqa: F401
-                         linalg_decomp, linalg_solve, logic, manipulation, math, random, reduction, search,
-                         tensor_extra)
+from runtime.api import (aliases, complex, composite_extra, creation, histogramdd, indexing, inplace_extra,  # noqa: F401
+                         linalg, linalg_decomp, linalg_solve, logic, manipulation, math, random, reduction,
+                         search, tensor_extra)
 
 from . import _extra
 
 __all__ = []
 for _mod in (creation, indexing, linalg, logic, manipulation, math, random, reduction, search, complex,
-             linalg_decomp, linalg_solve, tensor_extra, composite_extra, histogramdd, aliases, _extra,
+             linalg_decomp, linalg_solve, tensor_extra, composite_extra, histogramdd, aliases, inplace_extra, _extra,
              _linalg_package, _signal):
     for _name in getattr(_mod, "__all__", ()):
         if _name not in __all__:

@@ -7,6 +7,7 @@ import weakref
 
 import numpy as np
 
+from ..autograd import freeze_inputs
 from ..dispatch import run_op
 from ..dtype import convert_dtype, default_float
 from ..framework import state
@@ -131,6 +132,7 @@ def _rebind(x, out):
     if not isinstance(x, Tensor):
         raise NotImplementedError("in-place updates of static Variables are not supported yet; "
                                   "use the out-of-place function and its return value")
+    freeze_inputs(x)              # grad nodes that read x (the one that computed `out` too) keep its old value
     x._data = out._data
     node = out._node
     if node is not None:

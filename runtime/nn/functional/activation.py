@@ -27,7 +27,9 @@ def relu_(x, name=None):
         raise RuntimeError("relu_: a leaf tensor that requires a gradient (stop_gradient=False) cannot be "
                            "modified in place; use F.relu(x) instead")
     out = run_op("relu", x)
-    # x becomes the op's output: same data, same place in the graph
+    # x becomes the op's output: same data, same place in the graph (grad nodes that read x keep its old value)
+    from ...autograd import freeze_inputs
+    freeze_inputs(x)
     x._data = out._data
     x._node = out._node
     x._out_idx = out._out_idx
