@@ -18,6 +18,20 @@ from .errors import GradientError
 from .framework import state
 
 
+def _add_user(t, ref):
+    """Record grad node ``ref`` as a reader of ``t``. A tensor read every step (a parameter) would collect
+    dead references for ever: the list drops them whenever its length reaches a power of two >= 64
+    (amortised O(1) per append)."""
+    u = t._users
+    if u is None:
+        t._users = [ref]
+        return
+    u.append(ref)
+    n = len(u)
+    if n >= 64 and not n & (n - 1):
+        u[:] = [r for r in u if r() is not None]
+
+
 class GradNode:
     __slots__ = ("opdef", "inputs", "attrs", "out_refs", "out_data", "edges", "released", "n_out", "__weakref__")
 
@@ -52,21 +66,13 @@ class GradNode:
             if isinstance(x, Tensor):
                 # every tensor input is registered as read by this node, so an in-place update of it later
                 # can hand this node the value it saw (freeze_inputs) instead of the new one
-                u = x._users
-                if u is None:
-                    x._users = [me]
-                else:
-                    u.append(me)
+                _add_user(x, me)
                 if diff[i] and not x.stop_gradient:
                     edges.append((i, -1, x, x._node, x._out_idx))
             elif isinstance(x, (list, tuple)):
                 for j, t in enumerate(x):
                     if isinstance(t, Tensor):
-                        u = t._users
-                        if u is None:
-                            t._users = [me]
-                        else:
-                            u.append(me)
+                        _add_user(t, me)
                         if diff[i] and not t.stop_gradient:
                             edges.append((i, j, t, t._node, t._out_idx))
         self.edges = edges

@@ -203,3 +203,30 @@ def differences(ours, theirs, dtypes, tolerant=None, double_tol=1e-9):
         elif not np.array_equal(a, b):
             bad.append(f"{k}: {a.tolist()} vs Paddle {b.tolist()}")
     return bad
+
+
+def paddle_runs_our_program(build, feeds, workdir, what, loaders=("static", "predictor"), rtol=1e-9, atol=1e-10):
+    """Build ``build(*data_vars)`` as a static Program fed by ``feeds`` (name -> array, in argument order),
+    run it with our executor, save it with ``save_inference_model`` and check that real Paddle's
+    ``loaders`` load it and compute our outputs. Returns our outputs."""
+    import runtime
+    from runtime import static
+    names = list(feeds)
+    runtime.enable_static()
+    try:
+        main, startup = static.Program(), static.Program()
+        with static.program_guard(main, startup):
+            data = [static.data(n, list(np.shape(feeds[n])), str(np.asarray(feeds[n]).dtype)) for n in names]
+            outs = build(*data)
+        exe = static.Executor()
+        ours = exe.run(main, feed=dict(feeds), fetch_list=outs)
+        prefix = pathlib.Path(workdir) / "model"
+        static.save_inference_model(str(prefix), data, outs, exe, program=main)
+    finally:
+        runtime.disable_static()
+    got = check_models([{"name": "m", "prefix": prefix, "inputs": [feeds[n] for n in names], "feed_names": names,
+                         "loaders": tuple(loaders)}], workdir)["m"]
+    for loader in loaders:
+        assert f"{loader}_error" not in got, got.get(f"{loader}_error")
+        assert_outputs_match(got[loader], ours, f"{what} via Paddle's {loader}", rtol=rtol, atol=atol)
+    return ours

@@ -287,25 +287,7 @@ def _saved_model_outputs(x, y):
 
 def test_paddle_loads_our_saved_linalg_program(tmp_path):
     """Every Paddle op type used here must carry Paddle's slots and attrs for real Paddle to run it."""
-    import runtime
-    from runtime import static
-    from .paddle_runner import assert_outputs_match, check_models
+    from .paddle_runner import paddle_runs_our_program
     rng = np.random.default_rng(5)
     xv, yv = rng.uniform(-1, 1, (3, 3)) + np.diag([1.0, 2.0, 3.0]), rng.uniform(-1, 1, (3, 2))
-    runtime.enable_static()
-    try:
-        main, startup = static.Program(), static.Program()
-        with static.program_guard(main, startup):
-            xs = static.data("x", [3, 3], "float64")
-            ys = static.data("y", [3, 2], "float64")
-            outs = _saved_model_outputs(xs, ys)
-        exe = static.Executor()
-        ours = exe.run(main, feed={"x": xv, "y": yv}, fetch_list=outs)
-        static.save_inference_model(str(tmp_path / "linalg"), [xs, ys], outs, exe, program=main)
-    finally:
-        runtime.disable_static()
-    got = check_models([{"name": "linalg", "prefix": tmp_path / "linalg", "inputs": [xv, yv],
-                         "feed_names": ["x", "y"], "loaders": ("static", "predictor")}], tmp_path)["linalg"]
-    for loader in ("static", "predictor"):
-        assert f"{loader}_error" not in got, got.get(f"{loader}_error")
-        assert_outputs_match(got[loader], ours, f"linalg program via Paddle's {loader}", rtol=1e-9, atol=1e-10)
+    paddle_runs_our_program(_saved_model_outputs, {"x": xv, "y": yv}, tmp_path, "linalg program")

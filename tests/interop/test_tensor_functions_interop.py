@@ -325,25 +325,8 @@ def _saved_model_outputs(x, w):
 def test_paddle_loads_our_saved_program(tmp_path):
     """Real Paddle loads and runs a program with each new op type, with the results we compute."""
     import numpy as np
-    import runtime
-    from runtime import static
-    from .paddle_runner import assert_outputs_match, check_models
+    from .paddle_runner import paddle_runs_our_program
     rng = np.random.default_rng(9)
     xv, wv = rng.uniform(-1.5, 1.5, (3, 4)), rng.uniform(-1, 1, (1, 3))
-    runtime.enable_static()
-    try:
-        main, startup = static.Program(), static.Program()
-        with static.program_guard(main, startup):
-            xs = static.data("x", [3, 4], "float64")
-            ws = static.data("w", [1, 3], "float64")
-            outs = _saved_model_outputs(xs, ws)
-        exe = static.Executor()
-        ours = exe.run(main, feed={"x": xv, "w": wv}, fetch_list=outs)
-        static.save_inference_model(str(tmp_path / "extra"), [xs, ws], outs, exe, program=main)
-    finally:
-        runtime.disable_static()
-    got = check_models([{"name": "extra", "prefix": tmp_path / "extra", "inputs": [xv, wv],
-                         "feed_names": ["x", "w"], "loaders": ("static",)}], tmp_path)["extra"]
-    assert "static_error" not in got, got.get("static_error")
-    assert_outputs_match(got["static"], ours, "tensor-function program via Paddle's static loader",
-                         rtol=1e-9, atol=1e-10)
+    paddle_runs_our_program(_saved_model_outputs, {"x": xv, "w": wv}, tmp_path,
+                            "tensor-function program", loaders=("static",))

@@ -69,3 +69,16 @@ def test_finite_differences_through_a_sequence_of_in_place_ops():
     eps = 1e-6
     num = np.array([(f(x0 + eps * e) - f(x0 - eps * e)) / (2 * eps) for e in np.eye(4)])
     np.testing.assert_allclose(f(x0, grad=True), num, rtol=1e-6)
+
+
+def test_a_parameter_read_every_step_does_not_collect_references():
+    """Each grad node registers the tensors it reads; dead registrations are dropped as the list grows."""
+    net = paddle.nn.Linear(4, 2)
+    opt = paddle.optimizer.SGD(0.01, parameters=net.parameters())
+    x = paddle.randn([3, 4])
+    for _ in range(1000):
+        loss = net(x).sum()
+        loss.backward()
+        opt.step()
+        opt.clear_grad()
+    assert len(net.weight._users) < 128

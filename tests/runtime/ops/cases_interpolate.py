@@ -11,6 +11,7 @@ import math
 
 import numpy as np
 
+from .cases_interp import _ratio as _step   # the same float32 coordinate step as bilinear/nearest
 from .op_harness import OpCase
 
 rng = np.random.default_rng(23)
@@ -18,16 +19,6 @@ rng = np.random.default_rng(23)
 
 def r(*shape):
     return rng.uniform(-1.0, 1.0, shape)
-
-
-def _step(n_in, n_out, align_corners, scale):
-    if n_out <= 1:
-        return 0.0
-    if align_corners:
-        return float(np.float32(n_in - 1) / np.float32(n_out - 1))
-    if scale > 0:
-        return float(np.float32(1.0 / scale))
-    return float(np.float32(n_in) / np.float32(n_out))
 
 
 def _out_sizes(X, spatial, OutSize, SizeTensor, Scale, out_d, out_h, out_w, scale):
