@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from runtime.api.creation import to_tensor
+from runtime.amp import GradScaler, auto_cast, decorate
 from runtime.api.math import add_n
 from runtime.formats.serialization import save as _save
 from runtime.framework import no_grad
@@ -90,13 +91,24 @@ class DynamicGraphAdapter:
         self.model.network.train()
         self.mode = "train"
         labels = [_as_tensor(label) for label in to_list(labels) or []]
-        outputs = self._forward(inputs)
+        use_amp = self._amp_level != "O0"
+        if use_amp and self.model._scaler is None:       # built once, as Paddle's adapter does
+            self.model._scaler = GradScaler(**self._amp_configs)
+        with auto_cast(enable=use_amp, **self._amp_custom_lists, level=self._amp_level):
+            outputs = self._forward(inputs)
         losses = self._losses(outputs, labels, "train_batch")
         final_loss = add_n(losses) if len(losses) > 1 else losses[0]
-        final_loss.backward()
-        if update:
-            self.model._optimizer.minimize(final_loss)
-            self.model.network.clear_gradients()
+        if use_amp:
+            scaled = self.model._scaler.scale(final_loss)
+            scaled.backward()
+            if update:
+                self.model._scaler.minimize(self.model._optimizer, scaled)
+                self.model.network.clear_gradients()
+        else:
+            final_loss.backward()
+            if update:
+                self.model._optimizer.minimize(final_loss)
+                self.model.network.clear_gradients()
         metrics = self._update_metrics(outputs, labels)
         loss_values = [to_numpy(loss) for loss in losses]
         return (loss_values, metrics) if metrics else loss_values
@@ -139,4 +151,11 @@ class DynamicGraphAdapter:
             self.model._optimizer.set_state_dict(optim_state)
 
     def prepare(self):
-        pass
+        """O2 training casts the network to float16 (with float32 master weights in the optimizer) through
+        ``paddle.amp.decorate``; a new ``prepare`` starts a new GradScaler."""
+        model = self.model
+        if self._amp_level == "O2" and model.mode == "train":
+            model.network, model._optimizer = decorate(models=model.network, optimizers=model._optimizer,
+                                                       level="O2")
+        if self._amp_level != "O0":
+            model._scaler = None

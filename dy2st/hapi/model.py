@@ -64,6 +64,7 @@ class Model:
         self._loss = None
         self._loss_weights = None
         self._optimizer = None
+        self._scaler = None          # the GradScaler of AMP training (built on the first train batch)
         self._metrics = []
         self._input_info = None
         self._is_shape_inferred = False
@@ -164,6 +165,9 @@ class Model:
 
     # -- configuration -------------------------------------------------------------------------------
     def _prepare_amp(self, amp_configs):
+        """Paddle's checks of ``amp_configs``; the level, the custom op lists and the GradScaler arguments
+        go to the adapter, which trains under ``paddle.amp.auto_cast`` with a ``GradScaler`` (O1) or
+        on an ``amp.decorate``-d network (O2) as Paddle's dynamic-graph adapter does on a GPU."""
         adapter = self._adapter
         adapter._amp_custom_lists, adapter._amp_configs = {}, {}
         if not amp_configs:
@@ -172,28 +176,41 @@ class Model:
         if isinstance(amp_configs, str):
             if amp_configs not in _AMP_LEVELS:
                 raise ValueError("The level of amp_configs should be 'O0', 'O1' or 'O2'.")
-            level, keys = amp_configs, set()
-        else:
-            level = amp_configs.get("level", "O1")
-            if level not in _AMP_LEVELS:
-                raise ValueError("amp_configs['level'] should be 'O0', 'O1' or 'O2'.")
-            keys = set(amp_configs) - {"level"}
-            if level != "O0" and keys:
-                if "use_pure_fp16" in keys:
-                    raise ValueError("'use_pure_fp16' is an invalid parameter, the level of mixed precision training "
-                                     "only depends on 'O1' or 'O2'.")
-                keys -= {"custom_white_list", "custom_black_list", "custom_black_varnames"}
-                unknown = keys - _AMP_KEYS
-                if unknown:
-                    raise ValueError("Except for 'level', the keys of 'amp_configs' must be accepted by mixed "
-                                     f"precision APIs, but {tuple(unknown)} could not be recognized.")
-                if "use_fp16_guard" in keys:
-                    raise ValueError("'use_fp16_guard' is supported in static graph mode only.")
-        if level != "O0":
-            raise NotImplementedError(f"Model.prepare: amp_configs level {level!r} (mixed precision) is not "
-                                      "available in dy2st, which computes in float32 on the CPU; pass "
-                                      "amp_configs=None or 'O0'")
-        adapter._amp_level = "O0"
+            adapter._amp_level = amp_configs
+            self._check_pure_fp16_configs()
+            return
+        level = amp_configs.get("level", "O1")
+        if level not in _AMP_LEVELS:
+            raise ValueError("amp_configs['level'] should be 'O0', 'O1' or 'O2'.")
+        adapter._amp_level = level
+        keys = set(amp_configs) - {"level"}
+        if not keys or level == "O0":
+            return
+        if "use_pure_fp16" in keys:
+            raise ValueError("'use_pure_fp16' is an invalid parameter, the level of mixed precision training "
+                             "only depends on 'O1' or 'O2'.")
+        self._check_pure_fp16_configs()
+        for name in ("custom_white_list", "custom_black_list", "custom_black_varnames"):
+            if name in keys:
+                adapter._amp_custom_lists[name] = amp_configs[name]
+                keys.discard(name)
+        unknown = keys - _AMP_KEYS
+        if unknown:
+            raise ValueError("Except for 'level', the keys of 'amp_configs' must be accepted by mixed "
+                             f"precision APIs, but {tuple(unknown)} could not be recognized.")
+        if "use_fp16_guard" in keys:
+            raise ValueError("'use_fp16_guard' is supported in static graph mode only.")
+        for key in keys:
+            adapter._amp_configs[key] = amp_configs[key]
+
+    def _check_pure_fp16_configs(self):
+        # Paddle: pure float16 (O2) training clips gradients only by norm or global norm
+        from runtime.nn.clip import ClipGradByGlobalNorm, ClipGradByNorm
+        clip = getattr(self._optimizer, "_grad_clip", None)
+        if self._adapter._amp_level == "O2" and clip is not None \
+                and not isinstance(clip, (ClipGradByGlobalNorm, ClipGradByNorm)):
+            raise AssertionError("Only ClipGradByNorm and ClipGradByGlobalNorm are supported in amp training "
+                                 "with level=O2 currently.")
 
     def prepare(self, optimizer=None, loss=None, metrics=None, amp_configs=None):
         """Set the optimizer, the loss (a Layer or any callable ``loss(*outputs, *labels)``) and metrics."""

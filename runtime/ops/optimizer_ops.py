@@ -19,14 +19,18 @@ def _scalar(arr, dtype):
 
 
 def _work(param, master):
-    """The array the update runs on: the fp32 master copy when one is given."""
-    return param if master is None else master
+    """The array the update runs on: the fp32 master copy when one is given; else a float16 parameter
+    is updated in float32 (Paddle's kernels compute in the "MP type" of float16, float32, and store
+    the result rounded: in float16 arithmetic Adam's epsilon 1e-8 is 0 and small moments vanish)."""
+    if master is not None:
+        return master
+    return param.astype(np.float32) if param.dtype == np.float16 else param
 
 
 def _finish(param, new, master):
     """(ParamOut, MasterParamOut) from the updated working array."""
     if master is None:
-        return new, None
+        return new.astype(param.dtype, copy=False), None
     return new.astype(param.dtype), new
 
 

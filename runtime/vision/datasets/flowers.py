@@ -1,5 +1,5 @@
 """Oxford 102 Flowers: ``102flowers.tgz`` (jpg/image_XXXXX.jpg) with ``imagelabels.mat`` and
-``setid.mat`` (MATLAB files, read with scipy.io)."""
+``setid.mat`` (MATLAB level-5 files, read by `runtime.formats.matfile`)."""
 from __future__ import annotations
 
 import os
@@ -24,11 +24,8 @@ MODE_FLAG_MAP = {"train": "tstid", "test": "trnid", "valid": "valid"}
 
 
 def _loadmat(path):
-    try:
-        import scipy.io
-    except ImportError:
-        raise ImportError(f"Flowers: reading the MATLAB file {path!r} needs scipy (pip install scipy)") from None
-    return scipy.io.loadmat(path)
+    from ...formats.matfile import loadmat
+    return loadmat(path)
 
 
 def _safe_extract(tar, dest):

@@ -222,8 +222,13 @@ def test_errors():
         model.prepare(metrics=[object()])
     with pytest.raises(ValueError, match="amp_configs should be 'O0', 'O1' or 'O2'"):
         model.prepare(amp_configs="O3")
-    with pytest.raises(NotImplementedError, match="mixed precision"):
-        model.prepare(amp_configs={"level": "O1", "init_loss_scaling": 128.0})
+    with pytest.raises(ValueError, match="'use_pure_fp16' is an invalid parameter"):
+        model.prepare(amp_configs={"level": "O1", "use_pure_fp16": True})
+    with pytest.raises(ValueError, match="supported in static graph mode only"):
+        model.prepare(amp_configs={"level": "O1", "use_fp16_guard": True})
+    clipped = paddle.optimizer.SGD(parameters=model.parameters(), grad_clip=paddle.nn.ClipGradByValue(1.0))
+    with pytest.raises(AssertionError, match="Only ClipGradByNorm and ClipGradByGlobalNorm"):
+        model.prepare(clipped, amp_configs="O2")
     with pytest.raises(ValueError, match="could not be recognized"):
         model.prepare(amp_configs={"level": "O1", "bogus": 1})
     model.prepare(amp_configs="O0")
@@ -294,3 +299,69 @@ def test_hapi_logger_writes_to_a_file(tmp_path):
         log.removeHandler(h)
     assert "hapi_test - INFO - hello from hapi" in (tmp_path / "logs" / "log.txt").read_text()
     assert logging.getLogger("hapi").handlers      # set up when paddle.hapi was imported, as Paddle does
+
+
+def _amp_loop(level, configs, custom, steps_data):
+    """Paddle's dynamic-graph adapter under AMP, written out: auto_cast forward, scaled backward,
+    ``scaler.minimize``; O2 decorates the network first."""
+    net = build()
+    opt = paddle.optimizer.Adam(learning_rate=0.05, parameters=net.parameters())
+    if level == "O2":
+        net, opt = paddle.amp.decorate(models=net, optimizers=opt, level="O2")
+    scaler = paddle.amp.GradScaler(**configs)
+    loss_fn = paddle.nn.CrossEntropyLoss()
+    losses = []
+    for xb, yb in steps_data:
+        with paddle.amp.auto_cast(level=level, **custom):
+            out = net(paddle.to_tensor(xb))
+        loss = loss_fn(out, paddle.to_tensor(yb))
+        scaled = scaler.scale(loss)
+        scaled.backward()
+        scaler.minimize(opt, scaled)
+        net.clear_gradients()
+        losses.append(float(loss.numpy()))
+    return net, losses, scaler
+
+
+@pytest.mark.parametrize("level, configs, custom", [
+    ("O1", {}, {}),
+    ("O1", {"init_loss_scaling": 2.0 ** 20, "incr_every_n_steps": 2, "decr_every_n_nan_or_inf": 1}, {}),
+    ("O1", {"init_loss_scaling": 64.0}, {"custom_black_list": ["matmul_v2", "linear"]}),
+    ("O2", {"init_loss_scaling": 128.0}, {}),
+])
+def test_amp_configs_train_as_paddles_adapter(level, configs, custom):
+    batches = [(X[i:i + 8], Y[i:i + 8]) for i in range(0, 40, 8)]
+    ref_net, ref_losses, ref_scaler = _amp_loop(level, configs, custom, batches)
+
+    net = build()
+    model = paddle.Model(net)
+    model.prepare(paddle.optimizer.Adam(learning_rate=0.05, parameters=model.parameters()),
+                  paddle.nn.CrossEntropyLoss(), amp_configs=dict(level=level, **configs, **custom))
+    losses = [float(model.train_batch([xb], [yb])[0]) for xb, yb in batches]
+    assert np.isfinite(losses).all()
+    np.testing.assert_array_equal(losses, ref_losses)
+    for a, b in zip(weights(model.network), weights(ref_net)):
+        np.testing.assert_array_equal(a, b)
+    assert model._scaler.state_dict() == ref_scaler.state_dict()
+    if level == "O2":
+        assert model.network.state_dict()[next(iter(model.network.state_dict()))].dtype == paddle.float16
+    # the level string alone: default GradScaler arguments
+    model2 = paddle.Model(build())
+    model2.prepare(paddle.optimizer.Adam(learning_rate=0.05, parameters=model2.parameters()),
+                   paddle.nn.CrossEntropyLoss(), amp_configs=level)
+    model2.train_batch([X[:8]], [Y[:8]])
+    assert model2._scaler is not None and model2._scaler.is_enable()
+
+
+def test_amp_o1_computes_in_float16_and_fit_runs():
+    seen = []
+    paddle.seed(3)
+    net = paddle.nn.Sequential(paddle.nn.Linear(5, 12, bias_attr=False), paddle.nn.Tanh(), paddle.nn.Linear(12, 2))
+    # without a bias the Linear is one white-list matmul: float16 under O1 (a float32 bias add promotes back)
+    net[0].register_forward_post_hook(lambda layer, inputs, out: seen.append(out.dtype))
+    model = paddle.Model(net)
+    model.prepare(paddle.optimizer.SGD(learning_rate=0.1, parameters=model.parameters()),
+                  paddle.nn.CrossEntropyLoss(), amp_configs="O1")
+    model.fit(dataset(), batch_size=8, epochs=1, verbose=0)
+    assert seen and all(d == paddle.float16 for d in seen)
+    model.evaluate(dataset(), batch_size=8, verbose=0)

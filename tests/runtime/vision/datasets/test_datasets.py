@@ -177,17 +177,33 @@ def test_cache_file_is_used_and_md5_checked(files, tmp_path, monkeypatch):
     assert len(D.Cifar10(backend="cv2")) == 6
 
 
-def test_flowers_needs_scipy_for_mat_files(tmp_path):
-    try:
-        import scipy.io  # noqa: F401
-        pytest.skip("scipy is installed; the .mat reading path is Paddle's own")
-    except ImportError:
-        pass
+def test_flowers_reads_the_mat_files_without_scipy(tmp_path):
+    """Flowers' labels and split ids come from MATLAB files (Paddle reads them with scipy, which
+    dy2st does not need): the i-th item of a split is image ``setid[split][i]`` with label
+    ``labels[id - 1]``, Paddle's 'train' being the published test ids."""
+    from tests.runtime.formats import matwriter
+    rs = np.random.RandomState(3)
+    images = {i: rs.randint(0, 255, (5, 6, 3)).astype(np.uint8) for i in range(1, 9)}
     data = tmp_path / "102flowers.tgz"
     with tarfile.open(data, "w:gz") as tar:
-        _add(tar, "jpg/image_00001.jpg", _png(np.zeros((4, 4, 3), np.uint8)))
-    (tmp_path / "labels.mat").write_bytes(b"x")
-    (tmp_path / "setid.mat").write_bytes(b"x")
-    with pytest.raises(ImportError, match="scipy"):
-        D.Flowers(str(data), str(tmp_path / "labels.mat"), str(tmp_path / "setid.mat"), backend="cv2")
+        for i, img in images.items():
+            _add(tar, f"jpg/image_{i:05}.jpg", _png(img))      # PNG bytes: lossless, Pillow sniffs the format
+    labels = np.array([[3, 1, 4, 1, 5, 9, 2, 6]], dtype="u1")
+    split = {"trnid": np.array([[2, 7]], dtype="u2"), "valid": np.array([[1]], dtype="u2"),
+             "tstid": np.array([[8, 3, 5, 4, 6]], dtype="u2")}
+    matwriter.write(tmp_path / "imagelabels.mat", {"labels": labels}, compress=True)
+    matwriter.write(tmp_path / "setid.mat", split, compress=True)
+    for mode, flag in (("train", "tstid"), ("test", "trnid"), ("valid", "valid")):
+        ds = D.Flowers(str(data), str(tmp_path / "imagelabels.mat"), str(tmp_path / "setid.mat"), mode=mode,
+                       backend="cv2")
+        ids = split[flag][0]
+        assert len(ds) == len(ids)
+        for k, i in enumerate(ids):
+            img, label = ds[k]
+            assert img.dtype == np.float32 and label.dtype == np.int64 and label.shape == (1,)
+            np.testing.assert_array_equal(img, images[int(i)].astype(np.float32))
+            assert int(label[0]) == labels[0, i - 1]
     assert (tmp_path / "102flowers" / "jpg" / "image_00001.jpg").exists()   # unpacked beside the archive
+    (tmp_path / "bad.mat").write_bytes(b"not a mat file" * 20)
+    with pytest.raises(ValueError, match="bad.mat"):
+        D.Flowers(str(data), str(tmp_path / "bad.mat"), str(tmp_path / "setid.mat"), backend="cv2")
