@@ -340,11 +340,14 @@ def backward(tensors, grad_tensors=None, retain_graph=False):
         tensors = [tensors]
     if isinstance(grad_tensors, Tensor):
         grad_tensors = [grad_tensors]
-    for t in tensors:
-        if t.stop_gradient:
-            raise GradientError(
-                f"backward() on a tensor with stop_gradient=True (shape {t.shape}): nothing it depends on "
-                "requires a gradient; set stop_gradient=False on the inputs or parameters you want gradients for")
+    if any(t.stop_gradient for t in tensors):
+        # Paddle: a tensor nothing of which needs a gradient contributes nothing (no error, no .grad)
+        keep = [i for i, t in enumerate(tensors) if not t.stop_gradient]
+        tensors = [tensors[i] for i in keep]
+        if grad_tensors is not None:
+            grad_tensors = [grad_tensors[i] for i in keep]
+        if not tensors:
+            return
     _run_engine(list(tensors), _root_grads(tensors, grad_tensors), retain_graph, create_graph=False)
 
 

@@ -119,6 +119,8 @@ def scratch(key, shape, dtype):
 def _cols(xp, kh, kw, strides, dilations, oh, ow, key="cols"):
     """Columns (N, C*kh*kw, oh*ow) of the (already padded) NCHW array ``xp``, in scratch memory."""
     N, C = xp.shape[:2]
+    if kh == kw == 1 and (oh, ow) == xp.shape[2:] and xp.flags.c_contiguous:
+        return xp.reshape(N, C, oh * ow)     # a 1x1 stride-1 convolution reads its input as the columns
     sn, sc, sh, sw = xp.strides
     v = as_strided(xp, (N, C, kh, kw, oh, ow),
                    (sn, sc, sh * dilations[0], sw * dilations[1], sh * strides[0], sw * strides[1]),
@@ -203,9 +205,12 @@ def _conv2d_grad(x, w, dout, strides=(1, 1), paddings=(0, 0), padding_algorithm=
     dw = np.matmul(d, cols.reshape(N, g, Cg * kh * kw, oh * ow).transpose(0, 1, 3, 2)).sum(axis=0)
     wm = w.reshape(g, M // g, Cg * kh * kw).transpose(0, 2, 1)              # (g, Cg*kk, Mg)
     dcols = _group_matmul(wm, d.reshape(N, M, oh * ow), g, key="dcols")     # (N, C*kk, P)
-    canvas = (H + pads[0] + pads[1], W + pads[2] + pads[3])
-    dxp = _scatter_cols(dcols.reshape(N, C, kh, kw, oh, ow), canvas, strides, dil)
-    dx = dxp[:, :, pads[0]:pads[0] + H, pads[2]:pads[2] + W]
+    if kh == kw == 1 and (oh, ow) == (H, W) and not any(pads):
+        dx = dcols.reshape(N, C, H, W).copy()        # 1x1 stride 1: the columns are dx (copied out of scratch)
+    else:
+        canvas = (H + pads[0] + pads[1], W + pads[2] + pads[3])
+        dxp = _scatter_cols(dcols.reshape(N, C, kh, kw, oh, ow), canvas, strides, dil)
+        dx = dxp[:, :, pads[0]:pads[0] + H, pads[2]:pads[2] + W]
     if nhwc:
         dx = dx.transpose(0, 2, 3, 1)
     return np.ascontiguousarray(dx, dtype=x.dtype), dw.reshape(w.shape).astype(w.dtype, copy=False)

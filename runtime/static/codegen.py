@@ -34,6 +34,7 @@ import weakref
 import numpy as np
 
 from ..ops.registry import lookup
+from .codegen_loops import bool_array, int_array, match_counter
 from .codegen_patterns import Uses, direct_kwargs, find_aliases, find_constants, literal, match_cond
 from .interpreter import describe_site, run_block
 from .passes import optimize
@@ -166,7 +167,8 @@ def compile_program(program, feed_names=(), fetch_names=(), prune=True, inline_c
     names = _Names()
     kname = lambda n: names.const(n, glob, "name_" + n)    # noqa: E731  a variable name, as a constant
     glob = {"run_block": run_block, "_UNSET": UNSET, "_truth": _truth, "_all_true": _all_true,
-            "_nonempty": _nonempty, "_mask": _mask, "_no_value": _no_value}
+            "_nonempty": _nonempty, "_mask": _mask, "_no_value": _no_value, "_int_array": int_array,
+            "_bool_array": bool_array}
     info = []
     defined = set()
     used_feeds = []
@@ -327,6 +329,7 @@ def compile_program(program, feed_names=(), fetch_names=(), prune=True, inline_c
     for n in empty_arrays:
         emit(f"{names.var(n)} = []")
     v = names.var
+    top_live_after = []      # [names read after the top-level while being emitted], else empty
     definite = set(loads) | set(used_feeds) | set(empty_arrays)    # locals that surely hold a value
     maybe = set()                                # locals that may hold _UNSET (not written on every path)
 
@@ -418,6 +421,12 @@ def compile_program(program, feed_names=(), fetch_names=(), prune=True, inline_c
     def emit_cf(op, site, depth, defs):
         names_ = _cf_conds(op)
         conds = [v(n) for n in names_]
+        counter = None
+        if op.type == "while" and depth == 1 and top_live_after:
+            counter = match_counter(program, op, {n: glob[names.of[n]] for n in shared})
+        if counter is not None:
+            emit_counted_while(op, counter, site, defs)
+            return
         if op.type == "while":
             emit(f"while {truth(names_[0], 'while', defs)}:", site, depth)
         elif not op.attrs.get("is_scalar_condition", False):
@@ -428,6 +437,25 @@ def compile_program(program, feed_names=(), fetch_names=(), prune=True, inline_c
             emit(f"if _all_true(({', '.join(conds)},), 'conditional_block'):", site, depth)
         inner = _Scoped(defs)   # what the body defines is not sure to exist after it
         emit_ops(program.blocks[op.attrs["sub_block"]].ops, depth + 1, inner)
+
+    def emit_counted_while(op, c, site, defs):
+        """A top-level while whose condition a `codegen_loops.Counter` drives: the counter in a Python int."""
+        ctr, cv = names.fresh("counter"), v(c.cond)
+        emit(f"{ctr} = int({v(c.var)}.item())", site, 1)
+        emit(f"while {cv} is True or ({cv} is not False and _truth({cv}, 'while')):", site, 1)
+        inner = _Scoped(defs)
+        emit_ops([sop for sop in program.blocks[op.attrs["sub_block"]].ops if id(sop) not in c.skip], 2, inner)
+        emit(f"{ctr} += {c.step}", site, 2)
+        emit(f"{cv} = {ctr} {c.compare} {c.bound}", site, 2)
+        live = top_live_after[0]
+        if c.var in live:
+            dt, shape = names.fresh("counter_dtype"), names.fresh("counter_shape")
+            glob[dt], glob[shape] = c.dtype, c.shape
+            emit(f"{v(c.var)} = _int_array({ctr}, {dt}, {shape})", site, 1)
+        if c.cond in live:
+            shape = names.fresh("cond_shape")
+            glob[shape] = c.cond_shape
+            emit(f"{cv} = _bool_array({cv}, {shape})", site, 1)
 
     def emit_cond(m, depth, defs):
         """An if/else pattern (codegen_patterns.match_cond) as one ``if`` / ``else``."""
@@ -512,7 +540,10 @@ def compile_program(program, feed_names=(), fetch_names=(), prune=True, inline_c
         if m is not None:
             emit_cond(m, 1, definite)
         else:
+            if op.type == "while" and info[i][4] == "cf":   # what is read after it (codegen_loops)
+                top_live_after[:] = [keep_to_end | {n for n, j in last.items() if j >= end}]
             emit_op(op, opdef, info[i][4], 1, definite)
+            top_live_after.clear()
         for n in cf_writes:
             if n not in definite:
                 maybe.add(n)

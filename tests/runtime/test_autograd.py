@@ -42,9 +42,13 @@ def test_stop_gradient_inputs_get_no_grad_and_int_outputs_stop():
     assert c.grad is None
 
 
-def test_backward_on_stop_gradient_tensor_errors():
-    with pytest.raises(GradientError, match="stop_gradient=True"):
-        Tensor([1.0]).backward()
+def test_backward_on_stop_gradient_tensor_does_nothing_as_paddle():
+    c = Tensor([1.0, 2.0])
+    (c * 2).sum().backward()                       # Paddle: no error, no gradient
+    assert c.grad is None
+    x = leaf([1.0, 2.0])
+    paddle.autograd.backward([(c * 3).sum(), (x * x).sum()], [Tensor(5.0), Tensor(2.0)])
+    np.testing.assert_array_equal(x.grad.numpy(), [4.0, 8.0])   # the stop_gradient root's grad is dropped
 
 
 def test_no_grad_context_and_decorator():
