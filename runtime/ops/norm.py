@@ -75,18 +75,28 @@ def _batch_norm(x, scale, bias, mean, variance, momentum_tensor=None, is_test=Fa
     axes, bshape = _bn_setup(x, data_layout)
     if _bn_mode(is_test, use_global_stats, trainable_statistics):
         inv = (1.0 / np.sqrt(variance.astype(x.dtype, copy=False) + epsilon)).reshape(bshape)
-        y = (x - mean.astype(x.dtype, copy=False).reshape(bshape)) * inv
+        y = x - mean.astype(x.dtype, copy=False).reshape(bshape)
+        _inplace(np.multiply, y, inv)
         mean_out, var_out = mean.copy(), variance.copy()
     else:
         y, mu, var, _ = _normalize(x, axes, epsilon)
         m = _momentum(momentum_tensor, momentum)
         mean_out = (m * mean + (1.0 - m) * mu.reshape(-1)).astype(mean.dtype, copy=False)
         var_out = (m * variance + (1.0 - m) * var.reshape(-1)).astype(variance.dtype, copy=False)
+    # y is this kernel's own temporary: scale and shift it in place (the same ufuncs on the same
+    # dtypes as ``y * scale + bias``, so the same bits, without two more arrays of x's size)
     if scale is not None:
-        y = y * scale.astype(x.dtype, copy=False).reshape(bshape)
+        y = _inplace(np.multiply, y, scale.astype(x.dtype, copy=False).reshape(bshape))
     if bias is not None:
-        y = y + bias.astype(x.dtype, copy=False).reshape(bshape)
+        y = _inplace(np.add, y, bias.astype(x.dtype, copy=False).reshape(bshape))
     return y.astype(x.dtype, copy=False), mean_out, var_out
+
+
+def _inplace(ufunc, y, other):
+    """``ufunc(y, other)`` into ``y`` when the result keeps y's shape and dtype, else a new array."""
+    if np.result_type(y, other) == y.dtype and np.broadcast_shapes(y.shape, np.shape(other)) == y.shape:
+        return ufunc(y, other, out=y)
+    return ufunc(y, other)
 
 
 def _batch_norm_meta(x, scale, bias, mean, variance, momentum_tensor=None, data_layout="NCHW", **_):
