@@ -58,3 +58,6 @@ del _name
 
 # in-place variants (x.add_(y), paddle.acos_(x), ...) of the functions above: made last, from what exists
 from .api.inplace_extra import *  # noqa: F401,F403,E402
+from .api.special import *  # noqa: F401,F403,E402  (digamma ... i1e and in-place forms)
+from .api.math_extra import *  # noqa: F401,F403,E402  (logit, sinc, copysign, fmax, gcd, isin, shifts, atan2 ...)
+from .api.reduction_extra import *  # noqa: F401,F403,E402  (trace, mv, addmm, nanmedian, kthvalue, logspace, cdist ...)
