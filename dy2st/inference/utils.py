@@ -19,6 +19,8 @@ _PHI_NAMES = {
     "hard_swish": "hardswish", "hard_sigmoid": "hardsigmoid", "hard_shrink": "hardshrink",
     "soft_relu": "softrelu", "size": "numel", "isnan_v2": "isnan", "isinf_v2": "isinf", "isfinite_v2": "isfinite",
     "gaussian_random": "gaussian", "uniform_random": "uniform", "sync_batch_norm": "sync_batch_norm",
+    "yolov3_loss": "yolo_loss", "deformable_conv_v1": "deformable_conv", "generate_proposals_v2": "generate_proposals",
+    "fill_any": "fill", "hierarchical_sigmoid": "hsigmoid_loss",
     "depthwise_conv2d": "depthwise_conv2d", "conv2d_transpose": "conv2d_transpose", "pool2d": "pool2d",
     "bilinear_interp_v2": "bilinear_interp", "nearest_interp_v2": "nearest_interp",
     "one_hot_v2": "one_hot", "where_index": "nonzero", "crop_tensor": "crop", "strided_slice": "strided_slice",

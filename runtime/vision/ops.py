@@ -1,15 +1,19 @@
 """paddle.vision.ops: the building blocks Paddle's vision models use.
 
-Only ``ConvNormActivation`` lives here so far (the detection ops — nms, roi_align, deform_conv2d,
-yolo_box, ... — are not implemented). It is a `Sequential` so its sublayers are named ``0`` (the
-convolution), ``1`` (the norm) and ``2`` (the activation), which is what state_dict keys of
-Paddle's MobileNet / ShuffleNet / InceptionV3 weights spell.
+``ConvNormActivation`` lives here; the detection operators (roi_align, box_coder, nms, yolo_box,
+deform_conv2d, ...) live in ``ops_*.py`` beside it and are re-exported. ConvNormActivation is a
+`Sequential` so its sublayers are named ``0`` (the convolution), ``1`` (the norm) and ``2`` (the
+activation), which is what state_dict keys of Paddle's MobileNet / ShuffleNet / InceptionV3 weights spell.
 """
 from __future__ import annotations
 
 from ..nn import BatchNorm2D, Conv2D, ReLU, Sequential
+from . import ops_deform, ops_postprocess, ops_roi_box
+from .ops_deform import *  # noqa: F401,F403
+from .ops_postprocess import *  # noqa: F401,F403
+from .ops_roi_box import *  # noqa: F401,F403
 
-__all__ = ["ConvNormActivation"]
+__all__ = ["ConvNormActivation"] + ops_roi_box.__all__ + ops_postprocess.__all__ + ops_deform.__all__
 
 
 class ConvNormActivation(Sequential):
