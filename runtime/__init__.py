@@ -61,3 +61,10 @@ from .api.inplace_extra import *  # noqa: F401,F403,E402
 from .api.special import *  # noqa: F401,F403,E402  (digamma ... i1e and in-place forms)
 from .api.math_extra import *  # noqa: F401,F403,E402  (logit, sinc, copysign, fmax, gcd, isin, shifts, atan2 ...)
 from .api.reduction_extra import *  # noqa: F401,F403,E402  (trace, mv, addmm, nanmedian, kthvalue, logspace, cdist ...)
+
+# issue 16: more manipulation, creation, random and Tensor-method names (after nn: top-level conv1d ... aliases)
+from .api.manipulation_extra import *  # noqa: F401,F403,E402
+from .api.scatter_extra import *  # noqa: F401,F403,E402
+from .api.random_extra import *  # noqa: F401,F403,E402
+from .api.attribute_extra import *  # noqa: F401,F403,E402
+from .api import tensor_methods_extra as _tensor_methods_extra  # noqa: F401,E402

@@ -66,16 +66,36 @@ _BY_NAME["int"] = int32
 _BY_NAME["long"] = int64
 _BY_PROTO = {d.proto: d for d in ALL_DTYPES}
 
+# dtypes Paddle names that our numpy kernels cannot compute in: they exist as names (paddle.bfloat16 ...),
+# and convert_dtype refuses them with a clear error (numpy has no bfloat16/float8 arithmetic)
+bfloat16 = DType("bfloat16", "V2", 22)
+float8_e4m3fn = DType("float8_e4m3fn", "V1", 32)
+float8_e5m2 = DType("float8_e5m2", "V1", 33)
+uint16 = DType("uint16", np.uint16, 36)
+uint32 = DType("uint32", np.uint32, 37)
+uint64 = DType("uint64", np.uint64, 38)
+_UNSUPPORTED = {d.name: d for d in (bfloat16, float8_e4m3fn, float8_e5m2, uint16, uint32, uint64)}
+
+
+def _refuse(d):
+    raise TypeError(f"dtype {d.name} is not supported: dy2st's kernels compute with numpy, which has no "
+                    f"{d.name} arithmetic here; use one of {[x.name for x in ALL_DTYPES]}")
+
+
 _DEFAULT_FLOAT = [float32]
 
 
 def convert_dtype(dtype) -> DType:
     """Turn a DType, a dtype name ('float32', 'paddle.float32'), a numpy dtype or a Python type into a DType."""
     if isinstance(dtype, DType):
+        if _UNSUPPORTED.get(dtype.name) is dtype:
+            _refuse(dtype)
         return dtype
     if isinstance(dtype, str):
         key = dtype[7:] if dtype.startswith("paddle.") else dtype
         d = _BY_NAME.get(key)
+        if d is None and key in _UNSUPPORTED:
+            _refuse(_UNSUPPORTED[key])
         if d is None:
             raise ValueError(f"unknown dtype {dtype!r}; expected one of {sorted(n for n in _BY_NAME)}")
         return d

@@ -14,6 +14,7 @@ from . import bilinear, random_activation  # noqa: F401  (bilinear_tensor_produc
 from . import index_put  # noqa: F401  (x[indices] = value as one op)
 from . import unique, histogram, cumulative, tensor_extra  # noqa: F401,E402  (unique, mode, bincount, cummax, kron ...)
 from . import unpool, lp_pool, gather_tree  # noqa: F401,E402  (unpool(3d), lp_pool2d, gather_tree)
+from . import manipulation_extra  # noqa: F401,E402  (as_strided, multiplex, shard_index, fill_diagonal, exponential ...)
 from . import special, math_extra, linalg_extra, order_stats  # noqa: F401,E402  (digamma ... i1e, logit, atan2, fmax, trace, addmm, kthvalue, nanmedian ...)
 from . import detection_roi, detection_box, detection_proposals, detection_io  # noqa: F401,E402  (vision.ops)
 from . import detection_deform, detection_yolo_loss  # noqa: F401,E402  (vision.ops: deform_conv2d, yolo_loss)
