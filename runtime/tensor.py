@@ -112,7 +112,7 @@ class Tensor(TensorMethods):
     """
 
     __slots__ = ("_data", "stop_gradient", "_grad", "_node", "_out_idx", "_name",
-                 "_hooks", "persistable", "_users", "__weakref__")
+                 "_hooks", "persistable", "_users", "_version", "__weakref__")
 
     def __init__(self, data=None, dtype=None, place=None, stop_gradient=True, name=None):
         if data is None:
@@ -270,7 +270,18 @@ class Tensor(TensorMethods):
 
     def detach(self):
         """A new tensor sharing this data, cut off from the graph."""
-        return Tensor._wrap(self._data)
+        out = Tensor._wrap(self._data)
+        out._version = self.inplace_version
+        return out
+
+    @property
+    def inplace_version(self):
+        """How many in-place operations (``add_``, ``x[i] = v``, ``zero_`` ...) changed this tensor (Paddle's
+        counter: ``set_value`` does not count; a detached tensor starts from its source's count)."""
+        try:
+            return self._version
+        except AttributeError:      # set only by the first in-place update: no cost for other tensors
+            return 0
 
     def detach_(self):
         self._node = None

@@ -134,6 +134,7 @@ def _rebind(x, out):
                                   "use the out-of-place function and its return value")
     freeze_inputs(x)              # grad nodes that read x (the one that computed `out` too) keep its old value
     x._data = out._data
+    x._version = x.inplace_version + 1
     node = out._node
     if node is not None:
         x._node = node

@@ -123,3 +123,30 @@ def test_shared_methods_work_on_tensors_and_static_variables():
             assert v.is_integer() and not v.is_floating_point() and v.element_size() == 4
     finally:
         paddle.disable_static()
+
+
+INPLACE_VERSION_CODE = '''
+def versions(paddle):
+    x = paddle.ones([3])
+    out = [x.inplace_version]
+    x.add_(paddle.ones([3])); out.append(x.inplace_version)
+    x[0] = 5; out.append(x.inplace_version)
+    x.zero_(); out.append(x.inplace_version)
+    x.set_value(paddle.zeros([3])); out.append(x.inplace_version)
+    y = x.detach(); out.append(y.inplace_version)
+    x.scale_(2.0); out.append(x.inplace_version)
+    out.append(paddle.create_parameter([2], "float32").inplace_version)
+    return out
+'''
+
+
+def test_inplace_version_counts_as_paddles(tmp_path):
+    from tests.interop.paddle_runner import run_paddle
+    proc = run_paddle(INPLACE_VERSION_CODE + "import json, paddle\njson.dump(versions(paddle), open('v.json', 'w'))\n",
+                      tmp_path)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    import json
+    import dy2st
+    ns = {}
+    exec(INPLACE_VERSION_CODE, ns)
+    assert ns["versions"](dy2st) == json.loads((tmp_path / "v.json").read_text())
