@@ -1,5 +1,7 @@
 """paddle.text: text datasets read from local files or Paddle's dataset cache (never downloaded)."""
 from . import datasets  # noqa: F401
-from .datasets import Imdb, Imikolov, Movielens, UCIHousing  # noqa: F401
+from .datasets import Conll05st, Imdb, Imikolov, Movielens, UCIHousing, WMT14, WMT16  # noqa: F401
+from .viterbi import ViterbiDecoder, viterbi_decode  # noqa: F401
 
-__all__ = ["Imdb", "Imikolov", "Movielens", "UCIHousing"]
+__all__ = ["Conll05st", "Imdb", "Imikolov", "Movielens", "UCIHousing", "ViterbiDecoder", "WMT14", "WMT16",
+           "viterbi_decode"]

@@ -19,3 +19,4 @@ from .unpool import *  # noqa: F401,F403
 from .pooling_extra import *  # noqa: F401,F403
 from .extension import *  # noqa: F401,F403
 from .padding import *  # noqa: F401,F403
+from .nn_rest import *  # noqa: F401,F403  (fractional pools, rms_norm, swiglu, temporal_shift ...)

@@ -22,3 +22,6 @@ __all__ = (["Layer", "Sequential", "LayerList", "LayerDict", "ParameterList"] + 
            + transformer.__all__)
 __all__ += (vision_extra.__all__ + stochastic.__all__ + loss_extra.__all__ + pooling_extra.__all__
             + padding.__all__)
+from .nn_rest import *  # noqa: F401,F403,E402  (FractionalMaxPool2D/3D, SpectralNorm, torch-style names)
+from . import nn_rest  # noqa: F401,E402
+__all__ += nn_rest.__all__
