@@ -19,5 +19,6 @@ from . import special, math_extra, linalg_extra, order_stats  # noqa: F401,E402 
 from . import detection_roi, detection_box, detection_proposals, detection_io  # noqa: F401,E402  (vision.ops)
 from . import detection_deform, detection_yolo_loss  # noqa: F401,E402  (vision.ops: deform_conv2d, yolo_loss)
 from . import fractional_pool, spectral_norm, nn_rest, viterbi  # noqa: F401,E402  (fractional pools, spectral_norm, temporal_shift, rms_norm, swiglu, viterbi_decode)
+from . import loss_ctc, loss_extra  # noqa: F401,E402  (warpctc, warprnnt, hierarchical_sigmoid, margin_cross_entropy ...)
 from .blas_threads import mark_blas_ops  # noqa: E402
 mark_blas_ops(registry.all_ops())

@@ -20,3 +20,5 @@ from .pooling_extra import *  # noqa: F401,F403
 from .extension import *  # noqa: F401,F403
 from .padding import *  # noqa: F401,F403
 from .nn_rest import *  # noqa: F401,F403  (fractional pools, rms_norm, swiglu, temporal_shift ...)
+from .loss_sequence import *  # noqa: F401,F403  (ctc_loss, rnnt_loss)
+from .loss_class import *  # noqa: F401,F403  (hsigmoid_loss, margin_cross_entropy, dice_loss, npair_loss ...)

@@ -25,3 +25,6 @@ __all__ += (vision_extra.__all__ + stochastic.__all__ + loss_extra.__all__ + poo
 from .nn_rest import *  # noqa: F401,F403,E402  (FractionalMaxPool2D/3D, SpectralNorm, torch-style names)
 from . import nn_rest  # noqa: F401,E402
 __all__ += nn_rest.__all__
+from .loss_more import *  # noqa: F401,F403,E402  (CTCLoss, RNNTLoss, HSigmoidLoss, AdaptiveLogSoftmaxWithLoss)
+from . import loss_more  # noqa: F401,E402
+__all__ += loss_more.__all__
