@@ -54,6 +54,8 @@ for _name in ("jacobian", "hessian", "Jacobian", "Hessian"):
     setattr(autograd, _name, getattr(_autograd_functional, _name))
 for _name in ("no_grad", "enable_grad", "is_grad_enabled", "set_grad_enabled"):   # re-exported there by Paddle
     setattr(autograd, _name, globals()[_name])
+from .autograd_hooks import saved_tensors_hooks as _saved_tensors_hooks  # noqa: E402
+autograd.saved_tensors_hooks = _saved_tensors_hooks
 del _name
 
 # in-place variants (x.add_(y), paddle.acos_(x), ...) of the functions above: made last, from what exists

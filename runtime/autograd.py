@@ -18,6 +18,10 @@ from .errors import GradientError
 from .framework import state
 
 
+# the innermost active paddle.autograd.saved_tensors_hooks, and whether one was ever used (autograd_hooks.py)
+_saved_hooks = None
+_saved_hooks_used = False
+
 def _add_user(t, ref):
     """Record grad node ``ref`` as a reader of ``t``. A tensor read every step (a parameter) would collect
     dead references for ever: the list drops them whenever its length reaches a power of two >= 64
@@ -76,6 +80,8 @@ class GradNode:
                         if diff[i] and not t.stop_gradient:
                             edges.append((i, j, t, t._node, t._out_idx))
         self.edges = edges
+        if _saved_hooks is not None:   # inside paddle.autograd.saved_tensors_hooks (runtime/autograd_hooks.py)
+            _saved_hooks.pack_node(self)
 
     # -- the context a grad rule sees -------------------------------------------------------
     def output(self, i):
@@ -240,6 +246,9 @@ def _run_engine(roots, root_grads, retain_graph, create_graph, capture=None, acc
                 if capture is not None and id(t) in capture:
                     captured[id(t)] = _add(captured.get(id(t)), douts[i], create_graph)
             if any(d is not None for d in douts):
+                if _saved_hooks_used:
+                    from .autograd_hooks import unpack_node
+                    unpack_node(node)
                 grads = node.opdef.grad(node, *_regroup(node, douts))
             else:
                 grads = None
