@@ -48,6 +48,10 @@ def _alias_submodules():
 
 _alias_submodules()
 
+# deeper paths under those aliases (dy2st.nn.functional.loss, dy2st.nn.layer.conv ...): the runtime modules
+from . import module_alias as _module_alias  # noqa: E402
+_module_alias.install()
+
 # the compiler's public modules. Imported explicitly: ``from . import onnx`` would return the
 # runtime.onnx package copied in above whenever runtime.onnx was imported before dy2st
 jit = _importlib.import_module(__name__ + ".jit")

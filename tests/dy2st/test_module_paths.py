@@ -619,3 +619,26 @@ def test_cli_converted_import_line_runs_in_a_fresh_interpreter():
                          cwd=os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip().endswith(os.path.join("jit", "__init__.py"))
+
+
+def test_deep_paths_under_runtime_aliases_are_the_runtime_modules():
+    """``import dy2st.nn.functional.loss`` (Paddle's ``paddle.nn.functional.loss``) is runtime's module, not a
+    second copy whose relative imports fail (they looked for ``dy2st.dispatch``)."""
+    import importlib
+    import pkgutil
+
+    import dy2st
+    checked = 0
+    for alias in ("nn", "nn.functional", "nn.layer", "nn.initializer", "optimizer", "io", "vision.transforms",
+                  "vision.datasets", "text.datasets", "amp", "linalg", "fft"):
+        pkg = importlib.import_module("dy2st." + alias)
+        for info in pkgutil.iter_modules(pkg.__path__):
+            ours = importlib.import_module(f"dy2st.{alias}.{info.name}")
+            assert ours is importlib.import_module(f"{pkg.__name__}.{info.name}"), (alias, info.name)
+            checked += 1
+    assert checked > 40
+    from dy2st.nn.layer.layers import Layer
+    from dy2st.nn.functional.common import linear
+    assert Layer is dy2st.nn.Layer and linear is dy2st.nn.functional.linear
+    with pytest.raises(ModuleNotFoundError, match="dy2st.nn.no_such_module"):
+        importlib.import_module("dy2st.nn.no_such_module")
