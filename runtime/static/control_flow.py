@@ -280,6 +280,9 @@ def while_loop(cond, body, loop_vars, is_test=False, name=None):
     finally:
         program._rollback()
     reads, writes = _block_io(program, block)
+    # every loop variable is an input, also one the body overwrites before reading it: Paddle's while op
+    # (its jit.load / run_program path) takes the loop state from X and fails on an uninitialised one
+    reads += [v.name for v in flat if v.name not in reads and v.type == VarType.LOD_TENSOR]
     _refresh_stop_gradient(program, block, writes, before)
     parent.append_op("while", {"X": reads, "Condition": [pre_cond]},
                      {"Out": writes, "StepScopes": [_scope_var(parent)]},

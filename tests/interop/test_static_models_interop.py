@@ -186,3 +186,34 @@ def test_paddle_loads_our_model(model, loader, results):
             assert r["predictor_names"] == entries[name]["fetch_names"]
         if loader == "static":
             assert r["static_feeds"] == entries[name]["feed_names"]
+
+
+def test_while_loop_var_overwritten_before_read_loads_in_paddles_jit_loader(tmp_path):
+    """A loop variable the body overwrites before reading it is still an input of the while op: Paddle's
+    jit.load path takes the loop state from X and failed with 'Tensor holds no memory' without it."""
+    import dy2st as paddle
+    from .paddle_runner import assert_outputs_match, check_models
+
+    class M(paddle.nn.Layer):
+        def forward(self, h):
+            i = paddle.full([1], 0, "int64")
+            z = paddle.zeros_like(h)
+
+            def body(i, h, z):
+                h2 = h * 2.0
+                return [i + 1, h2, h2 + 1.0]          # z is written, never read
+            i, h, z = paddle.static.nn.while_loop(lambda i, h, z: i < 3, body, [i, h, z])
+            return h                                  # z is not read after the loop either
+
+    h0 = np.arange(6, dtype="float32").reshape(2, 3)
+    net = M()
+    spec = [paddle.static.InputSpec([None, 3], "float32", "h")]
+    sf = paddle.jit.to_static(net, input_spec=spec)
+    want = sf(paddle.to_tensor(h0)).numpy()
+    prefix = tmp_path / "overwritten"
+    paddle.jit.save(sf, str(prefix), input_spec=spec)
+    got = check_models([{"name": "m", "prefix": prefix, "inputs": [h0], "feed_names": ["h"],
+                         "loaders": ("jit", "predictor", "static")}], tmp_path)["m"]
+    for loader in ("jit", "predictor", "static"):
+        assert f"{loader}_error" not in got, got.get(f"{loader}_error")
+        assert_outputs_match(got[loader], [want], f"Paddle's {loader}")
