@@ -72,3 +72,4 @@ version = _importlib.import_module(__name__ + ".version")       # paddle.version
 hapi = _importlib.import_module(__name__ + ".hapi")             # paddle.hapi: Model, summary, flops, callbacks
 callbacks = _importlib.import_module(__name__ + ".callbacks")   # paddle.callbacks
 Model, summary, flops = hapi.Model, hapi.summary, hapi.flops
+from .utils.dlpack import from_dlpack, to_dlpack  # noqa: E402,F401  (paddle.from_dlpack / to_dlpack)
