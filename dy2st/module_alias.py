@@ -55,7 +55,20 @@ class _RuntimeSubmoduleFinder(importlib.abc.MetaPathFinder):
 _FINDER = _RuntimeSubmoduleFinder()
 
 
+def _register_loaded():
+    """Alias every runtime module ALREADY imported under an aliased parent. A package may bind a function
+    over its submodule's name (runtime.amp's ``auto_cast`` function hides the ``auto_cast`` module); Python
+    sets the parent's attribute to the module each time it loads a NEW module name, which would replace the
+    function — but never for a name already in ``sys.modules``, so these are registered up front."""
+    for name in sorted((n for n in list(sys.modules) if n.startswith("runtime.")), key=lambda n: n.count(".")):
+        parent, _, leaf = name.rpartition(".")
+        alias_parent = "dy2st" + parent[len("runtime"):]
+        if sys.modules.get(alias_parent) is sys.modules.get(parent) is not None:
+            sys.modules.setdefault(f"{alias_parent}.{leaf}", sys.modules[name])
+
+
 def install():
-    """Put the finder first on ``sys.meta_path`` (once)."""
+    """Put the finder first on ``sys.meta_path`` (once) and alias the runtime modules loaded so far."""
     if _FINDER not in sys.meta_path:
         sys.meta_path.insert(0, _FINDER)
+    _register_loaded()

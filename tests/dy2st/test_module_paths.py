@@ -642,3 +642,16 @@ def test_deep_paths_under_runtime_aliases_are_the_runtime_modules():
     assert Layer is dy2st.nn.Layer and linear is dy2st.nn.functional.linear
     with pytest.raises(ModuleNotFoundError, match="dy2st.nn.no_such_module"):
         importlib.import_module("dy2st.nn.no_such_module")
+
+
+def test_importing_a_deep_path_keeps_the_package_function_of_the_same_name():
+    """runtime.amp binds the function ``auto_cast`` over its submodule ``auto_cast``: importing
+    ``dy2st.amp.auto_cast`` must not replace the function with the module (it did once: 'module object is
+    not callable' in every later auto_cast call)."""
+    import importlib
+
+    import dy2st
+    f = dy2st.amp.auto_cast
+    mod = importlib.import_module("dy2st.amp.auto_cast")
+    assert mod.__name__ == "runtime.amp.auto_cast"
+    assert dy2st.amp.auto_cast is f and callable(dy2st.amp.auto_cast)
