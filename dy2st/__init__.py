@@ -29,6 +29,7 @@ _PUBLIC_SUBMODULES = (
     "utils.download", "vision.ops", "vision.models", "vision.models._utils", "nn.decode",
     "nn.functional.flash_attention",
     "vision.transforms.functional", "text", "text.datasets",
+    "nn.utils", "device.cuda", "distributed", "distributed.fleet", "geometric", "io.dataloader",
     *("vision.models." + m for m in ("alexnet", "densenet", "googlenet", "inceptionv3", "lenet", "mobilenetv1",
                                      "mobilenetv2", "mobilenetv3", "resnet", "shufflenetv2", "squeezenet", "vgg")),
 )
@@ -47,6 +48,7 @@ def _alias_submodules():
 
 
 _alias_submodules()
+DataParallel = distributed.DataParallel  # noqa: F821  (paddle.DataParallel; `distributed` is aliased above)
 
 # deeper paths under those aliases (dy2st.nn.functional.loss, dy2st.nn.layer.conv ...): the runtime modules
 from . import module_alias as _module_alias  # noqa: E402
@@ -69,6 +71,7 @@ pir_utils = _importlib.import_module(__name__ + ".pir_utils")
 core = base.core   # ``from paddle import core``
 inference = _importlib.import_module(__name__ + ".inference")   # paddle.inference: Config, create_predictor
 version = _importlib.import_module(__name__ + ".version")       # paddle.version (dy2st's own numbers)
+sysconfig = _importlib.import_module(__name__ + ".sysconfig")   # paddle.sysconfig: get_include, get_lib
 hapi = _importlib.import_module(__name__ + ".hapi")             # paddle.hapi: Model, summary, flops, callbacks
 callbacks = _importlib.import_module(__name__ + ".callbacks")   # paddle.callbacks
 Model, summary, flops = hapi.Model, hapi.summary, hapi.flops

@@ -9,3 +9,14 @@ from .dataloader import DataLoader, get_worker_info  # noqa: F401
 __all__ = ["Dataset", "IterableDataset", "TensorDataset", "ComposeDataset", "ChainDataset", "ConcatDataset",
            "Subset", "random_split", "Sampler", "SequenceSampler", "RandomSampler", "SubsetRandomSampler",
            "WeightedRandomSampler", "BatchSampler", "DistributedBatchSampler", "DataLoader", "get_worker_info"]
+
+# paddle.io.dataloader (a package in Paddle) holds the dataset and sampler classes and their modules too:
+# give the dataloader module those names, so `from paddle.io.dataloader import Dataset` works
+from . import dataloader as _dataloader, dataset as _dataset_mod, sampler as _sampler_mod, collate as _collate_mod  # noqa: E402
+for _name in ("Dataset", "IterableDataset", "TensorDataset", "ComposeDataset", "ChainDataset", "ConcatDataset",
+              "Subset", "random_split", "Sampler", "SequenceSampler", "RandomSampler", "SubsetRandomSampler",
+              "WeightedRandomSampler", "BatchSampler", "DistributedBatchSampler"):
+    setattr(_dataloader, _name, globals()[_name])
+_dataloader.dataset, _dataloader.sampler, _dataloader.batch_sampler, _dataloader.collate = (
+    _dataset_mod, _sampler_mod, _sampler_mod, _collate_mod)
+del _name
