@@ -71,3 +71,4 @@ from .api.scatter_extra import *  # noqa: F401,F403,E402
 from .api.random_extra import *  # noqa: F401,F403,E402
 from .api.attribute_extra import *  # noqa: F401,F403,E402
 from .api import tensor_methods_extra as _tensor_methods_extra  # noqa: F401,E402
+from . import distribution  # noqa: F401,E402  (paddle.distribution: distributions, transforms, kl)
