@@ -12,6 +12,14 @@ call; buffers the Program writes, e.g. batch-norm statistics, are written back i
     pp = PartialProgram(program, feed_vars, fetch_vars, training=True)
     outs = pp([x])              # eager Tensors; outs[0].backward() fills Parameter.grad
 
+The training step's fast path (issue 17): ``loss.backward()`` on an output of such a node whose
+inputs are all leaves (``loss = net(x, label); loss.backward()``), with no hooks, skips the engine's
+graph walk (`_fast_backward`, reached through the tape OpDef's ``fast_backward``): the backward
+function runs at once and its gradients are stored as the engine would store them. A gradient that
+is still the zeros ``clear_grad()`` left (a shared read-only view, see ``Tensor.clear_gradient``) is
+replaced rather than added to, and a large gradient array this backward made and handed out nowhere
+else is stored without the engine's defensive copy. Every other case takes the general engine.
+
 Threads: one PartialProgram may be called from many threads at once. Compiled functions keep no
 state between calls, so calls need no lock; compiling and building a gradient plan (the misses)
 happen under the instance's lock, after checking again, so each is built once and a reader never
@@ -27,7 +35,8 @@ from time import monotonic as _monotonic
 import numpy as np
 
 from runtime import unique_name
-from runtime.autograd import GradNode
+from runtime import autograd as _autograd
+from runtime.autograd import GradNode, _root_grads
 from runtime.framework import state
 from runtime.ops import blas_threads as _blas
 from runtime.ops.registry import OpDef, all_ops, lookup, register
@@ -99,9 +108,114 @@ def _run_program_grad(ctx, douts):
     return [x_grads, p_grads]
 
 
-_TAPE_OPDEF = OpDef("run_program", ["X[]", "Params[]"], ["Out[]"],
-                    {"global_block": ("BLOCK", None), "is_test": ("BOOLEAN", False), "program_id": ("LONG", 0)},
-                    kernel=_run_program_kernel, infer_meta=_run_program_meta, grad=_run_program_grad)
+_COPY_BELOW = 1 << 16      # bytes: smaller gradients are copied without checking whether they are shared
+
+
+def _fast_backward(root, grad_tensors, retain_graph):
+    """``root.backward()`` when ``root`` is an output of a run_program node whose inputs are all leaves
+    (the usual training step ``loss = net(x, label); loss.backward()``): the node's grad rule runs directly
+    and the gradients accumulate into ``.grad`` as the engine would (same arithmetic, same order), without
+    the engine's graph walk. Returns False, touching nothing, for every other case (hooks, a graph around
+    the call, a released node), which the general engine then handles."""
+    node = root._node
+    if node.released or root._hooks or getattr(_autograd, "_saved_hooks_used", False):
+        return False        # (saved-tensor hooks: the engine runs their unpack side of the node)
+    edges = node.edges
+    for e in edges:
+        if e[3] is not None or e[2]._hooks:
+            return False
+    if grad_tensors is None:
+        d = root._data
+        g0 = _wrap(np.ones(d.shape, d.dtype))
+    else:
+        g0 = _root_grads([root], grad_tensors)[0]
+    douts = [None] * node.n_out
+    douts[root._out_idx] = g0
+    prev = state.grad_enabled
+    state.grad_enabled = False
+    try:
+        grads = _run_program_grad(node, douts)
+    finally:
+        state.grad_enabled = prev
+    leaf = {}
+    for (i, j, t, _, _) in edges:
+        g = grads[i][j]
+        if g is None or t.stop_gradient:
+            continue
+        if g._data.dtype != t._data.dtype:
+            g = _wrap(g._data.astype(t._data.dtype))
+        e = leaf.get(id(t))
+        if e is None:
+            leaf[id(t)] = [t, g]
+        else:
+            e[1] = _wrap(e[1]._data + g._data)
+    taken = None
+    for t, g in leaf.values():
+        old = t._grad
+        if old is not None and not _is_cleared(old._data):
+            t._grad = _wrap(old._data + g._data)
+            continue
+        # no gradient yet, or the zeros of clear_grad(): the engine would store a copy (or 0 + g, the
+        # same values); a fresh array of this backward alone can be stored as it is
+        a = g._data
+        if a.nbytes < _COPY_BELOW:
+            a = np.array(a, copy=True)      # small: copying costs less than proving it unshared
+        else:
+            if taken is None:
+                taken = _arrays_in(node, douts)
+            r = _root(a)
+            if r is None or id(r) in taken or r.nbytes != a.nbytes or not r.flags.writeable:
+                a = np.array(a, copy=True)
+                r = a
+            taken.add(id(r))
+        t._grad = _wrap(a)      # a new Tensor, as the engine's ``old + g`` makes
+    if not retain_graph:
+        node.release()
+    return True
+
+
+def _is_cleared(a):
+    """``a`` is the zero view that ``Tensor.clear_gradient(set_to_zero=True)`` leaves (a read-only
+    broadcast of one zero)."""
+    b = a.base
+    return b is not None and not a.flags.writeable and type(b) is np.ndarray and b.ndim == 0 and b == 0
+
+
+def _root(a):
+    """The array owning ``a``'s memory (following views), or None when it is not a numpy array."""
+    while True:
+        b = a.base
+        if b is None:
+            return a if type(a) is np.ndarray else None
+        if not isinstance(b, np.ndarray):
+            return None
+        a = b
+
+
+def _arrays_in(node, douts):
+    """ids of the memory owners of the arrays a gradient of this backward may share without having been
+    made by it: the saved forward values, the output gradients fed in and the bound parameters/buffers.
+    (Kernels return fresh arrays or views of their inputs; scratch memory never leaves a kernel.)"""
+    pp, _, saved, _ = node.attrs["run"]
+    ids = set()
+    for group in (saved.values(), [d._data for d in douts if d is not None],
+                  [t._data for t in pp._bindings.values()]):
+        for a in group:
+            if isinstance(a, np.ndarray):
+                ids.add(id(a) if a.base is None else id(_root(a)))
+    return ids
+
+
+class _RunProgramOpDef(OpDef):
+    """The tape node's OpDef: run_program's slots with the grad rule and the engine's fast path."""
+    __slots__ = ("fast_backward",)
+
+
+_TAPE_OPDEF = _RunProgramOpDef(
+    "run_program", ["X[]", "Params[]"], ["Out[]"],
+    {"global_block": ("BLOCK", None), "is_test": ("BOOLEAN", False), "program_id": ("LONG", 0)},
+    kernel=_run_program_kernel, infer_meta=_run_program_meta, grad=_run_program_grad)
+_TAPE_OPDEF.fast_backward = _fast_backward
 
 
 def compile_program(program, feed_names, fetch_names):
@@ -227,7 +341,7 @@ class PartialProgram:
                     break
             if needs is not None or self.training:
                 # once the call is differentiable, parameters get gradients in eval mode too (as eagerly)
-                pnames = tuple(n for n, t in self._grad_candidates if not t.stop_gradient)
+                pnames = tuple([n for n, t in self._grad_candidates if not t.stop_gradient])
                 if needs is not None or pnames:
                     return self._call_grad(inputs, needs or (False,) * self._n_feed, pnames)
         # the inference hot path: feed dict, compiled function, wrap

@@ -357,6 +357,12 @@ def backward(tensors, grad_tensors=None, retain_graph=False):
             grad_tensors = [grad_tensors[i] for i in keep]
         if not tensors:
             return
+    if len(tensors) == 1 and tensors[0]._node is not None:
+        # an op's own whole-graph backward (a converted training step: dy2st.partial_program); it
+        # returns False when the graph is not the simple case it handles
+        fast = getattr(tensors[0]._node.opdef, "fast_backward", None)
+        if fast is not None and fast(tensors[0], grad_tensors, retain_graph):
+            return
     _run_engine(list(tensors), _root_grads(tensors, grad_tensors), retain_graph, create_graph=False)
 
 

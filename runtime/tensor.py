@@ -103,6 +103,9 @@ def tensor_method(func=None, *, name=None):
     return attach(func) if func is not None else attach
 
 
+_CLEARED = {}     # (shape, dtype) -> the read-only zeros clear_gradient() leaves
+
+
 class Tensor(TensorMethods):
     """An n-dimensional array on the CPU with optional gradient tracking.
 
@@ -251,7 +254,16 @@ class Tensor(TensorMethods):
     def clear_gradient(self, set_to_zero=True):
         """Reset the gradient: zeros when ``set_to_zero`` (Paddle's default), else None."""
         if self._grad is not None and set_to_zero:
-            self._grad._data = np.zeros_like(self._grad._data)
+            # a read-only zero-strided view of one zero (shared per shape and dtype): no allocation, no
+            # memset; reads as zeros, and a converted step's backward need not add to it
+            g = self._grad._data
+            key = (g.shape, g.dtype)
+            z = _CLEARED.get(key)
+            if z is None:
+                if len(_CLEARED) > 4096:
+                    _CLEARED.clear()
+                z = _CLEARED[key] = np.broadcast_to(np.zeros((), g.dtype), g.shape)
+            self._grad._data = z
         else:
             self._grad = None
 

@@ -5,6 +5,7 @@ import numpy as np
 
 from ..dispatch import run_op
 from ..tensor import Tensor
+from . import multi_tensor
 from .optimizer import Optimizer, _as_float
 
 __all__ = ["Adam"]
@@ -106,3 +107,6 @@ class Adam(Optimizer):
             self._write(m2max, m2max_out)
         self._write(b1p, b1p_out)
         self._write(b2p, b2p_out)
+
+
+multi_tensor.register(Adam, multi_tensor.adam)

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from ..dispatch import run_op
 from ..regularizer import L2Decay
+from . import multi_tensor
 from .optimizer import Optimizer, _as_float
 
 __all__ = ["Momentum"]
@@ -43,3 +44,6 @@ class Momentum(Optimizer):
                                  rescale_grad=float(group["rescale_grad"]))
         self._write(param, p_out)
         self._write(velocity, v_out)
+
+
+multi_tensor.register(Momentum, multi_tensor.momentum)

@@ -19,6 +19,7 @@ from ..framework import no_grad, state
 from ..regularizer import L2Decay, WeightDecayRegularizer
 from ..tensor import Tensor
 from .lr import LRScheduler
+from .multi_tensor import fused_update
 
 __all__ = ["Optimizer"]
 
@@ -229,13 +230,28 @@ class Optimizer:
         if self._grad_clip is not None:
             params_grads = self._grad_clip(params_grads)
         self._create_accumulators([p for p, _ in params_grads], group)
+        fused = fused_update(self)
+        if fused is None:
+            for p, g in params_grads:
+                if g is None:
+                    continue
+                reg = self._regularizer_for(p, group)
+                if reg is not None and not (self._l2_in_op and isinstance(reg, L2Decay)):
+                    g = reg._apply(p, g)
+                self._append_optimize_op(group, p, g)
+            return
+        # the same updates, run by the class's fused multi-tensor update (multi_tensor.py) when it can
+        pairs = []
         for p, g in params_grads:
             if g is None:
                 continue
             reg = self._regularizer_for(p, group)
             if reg is not None and not (self._l2_in_op and isinstance(reg, L2Decay)):
                 g = reg._apply(p, g)
-            self._append_optimize_op(group, p, g)
+            pairs.append((p, g))
+        if pairs and not fused(self, group, pairs):
+            for p, g in pairs:
+                self._append_optimize_op(group, p, g)
 
     def _append_optimize_op(self, group, param, grad):
         raise NotImplementedError

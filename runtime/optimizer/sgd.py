@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from ..dispatch import run_op
+from . import multi_tensor
 from .optimizer import Optimizer
 
 __all__ = ["SGD"]
@@ -20,3 +21,6 @@ class SGD(Optimizer):
     def _append_optimize_op(self, group, param, grad):
         out, _ = run_op("sgd", param, self._param_lr(param), grad, None)
         self._write(param, out)
+
+
+multi_tensor.register(SGD, multi_tensor.sgd)

@@ -38,6 +38,7 @@ from .codegen_loops import bool_array, int_array, match_counter
 from .codegen_patterns import Uses, direct_kwargs, find_aliases, find_constants, literal, match_cond
 from .interpreter import describe_site, run_block
 from .passes import optimize
+from .partial_grads import partial_kernel
 from .program import VarType
 from .prune import op_reads_writes, prune_ops
 
@@ -406,6 +407,11 @@ def compile_program(program, feed_names=(), fetch_names=(), prune=True, inline_c
                 targets.append("[" + ", ".join(v(n) for n in ns) + "]" if ns else "_")
             else:
                 targets.append(v(ns[0]) if ns else "_")
+        if "_" in targets and len(targets) > 1:
+            # outputs nothing reads (gradients the backward pruned): a kernel that skips them, if any
+            part = partial_kernel(op.type, [t != "_" for t in targets], op.attrs)
+            if part is not None:
+                glob[k], kwargs = part, ""
         call = f"{k}({', '.join(args)}{kwargs if args else kwargs[2:]})"
         if len(targets) == 1 and targets[0] == "_":
             emit(call, site, depth)
