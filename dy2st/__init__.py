@@ -28,6 +28,7 @@ _PUBLIC_SUBMODULES = (
     "autograd", "device", "linalg", "fft", "signal", "amp",
     "utils.download", "vision.ops", "vision.models", "vision.models._utils", "nn.decode",
     "nn.functional.flash_attention",
+    "sparse", "sparse.nn", "sparse.nn.functional",
     "vision.transforms.functional", "text", "text.datasets", "distribution",
     "nn.utils", "device.cuda", "distributed", "distributed.fleet", "geometric", "io.dataloader",
     *("vision.models." + m for m in ("alexnet", "densenet", "googlenet", "inceptionv3", "lenet", "mobilenetv1",
