@@ -94,7 +94,12 @@ class GradNode:
         if self.out_data is None:
             raise GradientError(f"grad rule of {self.opdef.type} reads an output but the op does not "
                                 "declare grad_needs_outputs=True")
-        return Tensor._wrap(self.out_data[i])
+        t = Tensor._wrap(self.out_data[i])
+        if ref is not None:
+            # the output tensor is gone but was differentiable: keep its link to this node, so a grad rule
+            # run with create_graph (a second-order gradient through e.g. the Softmax output) reaches it
+            t.stop_gradient, t._node, t._out_idx = False, self, i
+        return t
 
     def attr(self, name):
         if name in self.attrs:

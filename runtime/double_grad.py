@@ -17,8 +17,14 @@ Three families cover the common ops:
 * **bilinear** ops (elementwise mul, matmul): ``d/dX = grad_op(X, ddY, dout)[0]``, ``d/dY =
   grad_op(ddX, Y, dout)[1]`` and ``d/d(dout) = op(ddX, Y) + op(X, ddY)``.
 
+plus self-adjoint diagonal grad ops (label_smooth, rrelu ...: d/d(dout) is the grad op applied to ddx)
+and elementwise div / pow. The layer, loss, activation and selection ops have their rules in
+``double_grad_nn`` (conv, pool, norms, dropout, prelu), ``double_grad_losses``, ``double_grad_act`` and
+``double_grad_select`` (max/min, where, scatter, top_k, p_norm ...).
+
 Every other grad op gets a rule that raises a `GradientError` naming the op when a second-order
-gradient actually has to flow through it (never a silently wrong or missing derivative).
+gradient actually has to flow through it (never a silently wrong or missing derivative);
+`missing_double_grads()` (``python -m runtime.double_grad``) lists them.
 """
 from __future__ import annotations
 
@@ -26,7 +32,7 @@ import threading
 
 from .errors import GradientError
 
-__all__ = ["ensure_double_grads"]
+__all__ = ["ensure_double_grads", "missing_double_grads"]
 
 _installed = []
 _lock = threading.Lock()
@@ -43,6 +49,61 @@ def _mul(a, b):
 
 def _needs(t):
     return t is not None and not getattr(t, "stop_gradient", True)
+
+
+def _wanted(t):
+    """Whether a gradient for ``t`` is worth computing: it needs one eagerly, or it is a static Variable
+    (static backward drops the gradients nobody reads)."""
+    return t is not None and (_needs(t) or not hasattr(t, "_data"))
+
+
+def _add(a, b):
+    if a is None:
+        return b
+    if b is None:
+        return a
+    return _run("elementwise_add", a, b)
+
+
+def _sub(a, b):
+    return _run("elementwise_sub", a, b)
+
+
+def _div(a, b):
+    return _run("elementwise_div", a, b)
+
+
+def _scale(t, scale=1.0, bias=0.0):
+    return _run("scale", t, scale=float(scale), bias=float(bias))
+
+
+def _const_like(t, value):
+    """A tensor shaped like ``t`` holding ``value`` everywhere."""
+    return _run("scale", t, scale=0.0, bias=float(value))
+
+
+def _as_float(mask, like):
+    """A boolean tensor as 1.0 / 0.0 in ``like``'s dtype."""
+    return _run("cast", mask, in_dtype=mask.dtype.proto, out_dtype=like.dtype.proto)
+
+
+def _compare(op, a, value):
+    """``op`` (greater_than, less_equal ...) of ``a`` against a number, as 1.0 / 0.0 in a's dtype."""
+    return _as_float(_run(op, a, _const_like(a, value)), a)
+
+
+def _sum_keep(t, axes):
+    return _run("reduce_sum", t, dim=list(axes), keep_dim=True)
+
+
+def _mean_keep(t, axes):
+    return _run("reduce_mean", t, dim=list(axes), keep_dim=True)
+
+
+def _dout_slot(gdef):
+    """The grad op's one output-gradient input (``Out@GRAD``, ``Y@GRAD``, ``out@GRAD`` ...), else None."""
+    names = [s.name for s in gdef.inputs if s.name.endswith("@GRAD")]
+    return names[0] if len(names) == 1 else None
 
 
 # -- unary ops ---------------------------------------------------------------------------------------
@@ -134,13 +195,15 @@ _UNARY = {
 
 def _unary_rule(fwd_type, gdef, second):
     u_index = 0                                  # the grad op's inputs: (X or Out, [FactorTensor?], Out@GRAD)
-    d_index = [s.name for s in gdef.inputs].index("Out@GRAD")
+    d_index = [s.name for s in gdef.inputs].index(_dout_slot(gdef))
     n_in = len(gdef.inputs)
 
     def rule(ctx, ddx):
+        if d_index == 0:                         # floor, round, sign ...: the grad op reads dout only
+            return [_run(gdef.type, ddx, **ctx.attrs)] + [None] * (n_in - 1)
         u, dout = ctx.inputs[u_index], ctx.inputs[d_index]
         extra = [ctx.inputs[i] for i in range(1, d_index)]
-        if any(e is not None for e in extra) and _needs(u):
+        if second is not None and any(e is not None for e in extra) and _needs(u):
             raise GradientError(f"second-order gradient of op '{fwd_type}' with a tensor factor is not supported; "
                                 "pass the exponent as a Python number")
         res = [None] * n_in
@@ -148,7 +211,7 @@ def _unary_rule(fwd_type, gdef, second):
         if second is not None and (_needs(u) or not hasattr(u, "_data")):
             res[u_index] = second(u, dout, ddx, dict(ctx.attrs))
         return res
-    rule.differentiable = (gdef.inputs[u_index].name, "Out@GRAD")
+    rule.differentiable = (gdef.inputs[u_index].name, _dout_slot(gdef))
     return rule
 
 
@@ -160,12 +223,30 @@ _LINEAR = {
     "slice": "Input", "strided_slice": "Input", "concat": "X", "gather": "X", "gather_nd": "X",
     "index_select": "X", "roll": "X", "cumsum": "X", "tril_triu": "X", "pad": "X", "pad3d": "X",
     "diagonal": "Input", "diag_v2": "X", "index_sample": "X", "take_along_axis": "Input",
+    # resampling: the grad op is the adjoint of the same interpolation of X
+    "bilinear_interp_v2": "X", "nearest_interp_v2": "X", "linear_interp_v2": "X", "trilinear_interp_v2": "X",
+    "bicubic_interp_v2": "X",
+    # rearrangements, windows, crops and region averages of X
+    "channel_shuffle": "X", "pixel_shuffle": "X", "pixel_unshuffle": "X", "reverse": "X", "temporal_shift": "X",
+    "crop_tensor": "X", "frame": "X", "overlap_add": "X", "unfold": "X", "fold": "X", "masked_select": "X",
+    "trace": "Input", "affine_grid": "Theta", "unpool": "X", "unpool3d": "X", "roi_align": "X", "psroi_pool": "X",
+    "multiplex": "X", "reduce_as": "x",
 }
+
+# op -> its two operands' slots: grad ops of ops bilinear in them (`_bilinear_rule`)
+_BILINEAR = {
+    "elementwise_mul": ("X", "Y"), "matmul_v2": ("X", "Y"), "bmm": ("X", "Y"), "dot": ("X", "Y"),
+    "mv": ("X", "Vec"), "mul": ("X", "Y"), "kron": ("X", "Y"), "cross": ("X", "Y"),
+}
+
+# grad ops that multiply the output gradient elementwise by a factor of the (non-differentiated) inputs:
+# the map is diagonal, hence its own adjoint, so d/d(dout) is the grad op applied to ddx
+_SELF_ADJOINT = ("label_smooth", "fill_diagonal", "fill_diagonal_tensor", "rrelu", "fill_any", "poisson")
 
 
 def _linear_rule(fwd, gdef, slot):
     g_names = [s.name for s in gdef.inputs]
-    d_index = g_names.index("Out@GRAD")
+    d_index = g_names.index(_dout_slot(gdef))
     fwd_slot = next(s for s in fwd.inputs if s.name == slot)
     fwd_attr_names = set(fwd.attrs)
 
@@ -191,7 +272,24 @@ def _linear_rule(fwd, gdef, slot):
         res = [None] * len(g_names)
         res[d_index] = out
         return res
-    rule.differentiable = ("Out@GRAD",)
+    rule.differentiable = (_dout_slot(gdef),)
+    return rule
+
+
+def _self_adjoint_rule(gdef):
+    g_names = [s.name for s in gdef.inputs]
+    d_index = g_names.index(_dout_slot(gdef))
+
+    def rule(ctx, ddx, *more):
+        if ddx is None:
+            return None
+        args = list(ctx.inputs)
+        args[d_index] = ddx
+        out = _run(gdef.type, *args, **dict(ctx.attrs))
+        res = [None] * len(g_names)
+        res[d_index] = out[0] if isinstance(out, (list, tuple)) else out
+        return res
+    rule.differentiable = (g_names[d_index],)
     return rule
 
 
@@ -201,9 +299,18 @@ def _zeros_like(t):
     return _run("scale", t, scale=0.0)
 
 
-def _bilinear_rule(fwd_type, gdef):
+def _bilinear_rule(fwd_type, gdef, x_slot="X", y_slot="Y", d_slot="Out@GRAD"):
+    """A grad op of an op bilinear in (x_slot, y_slot): elementwise_mul, matmul_v2, and the convolutions
+    (``conv2d_grad(Input, Filter, Output@GRAD)``: Paddle's conv2d_grad_grad, ddout = conv(ddx, w) +
+    conv(x, ddw), dx from ddw, dw from ddx)."""
     g_names = [s.name for s in gdef.inputs]
-    ix, iy, id_ = g_names.index("X"), g_names.index("Y"), g_names.index("Out@GRAD")
+    ix, iy, id_ = g_names.index(x_slot), g_names.index(y_slot), g_names.index(d_slot)
+    from .ops.registry import lookup
+    fwd_names = [s.name for s in lookup(fwd_type).inputs]
+
+    def fwd(a, b, attrs):
+        args = [a if n == x_slot else b if n == y_slot else None for n in fwd_names]
+        return _run(fwd_type, *args, **attrs)
 
     def rule(ctx, ddx, ddy):
         x, y, dout = ctx.inputs[ix], ctx.inputs[iy], ctx.inputs[id_]
@@ -211,12 +318,12 @@ def _bilinear_rule(fwd_type, gdef):
         res = [None] * len(g_names)
         parts = []
         if ddx is not None:
-            parts.append(_run(fwd_type, ddx, y, **attrs))
-            if _needs(y) or not hasattr(y, "_data"):
+            parts.append(fwd(ddx, y, attrs))
+            if _wanted(y):
                 res[iy] = _run(gdef.type, ddx, y, dout, **attrs)[1]
         if ddy is not None:
-            parts.append(_run(fwd_type, x, ddy, **attrs))
-            if _needs(x) or not hasattr(x, "_data"):
+            parts.append(fwd(x, ddy, attrs))
+            if _wanted(x):
                 res[ix] = _run(gdef.type, x, ddy, dout, **attrs)[0]
         if parts:
             g = parts[0] if len(parts) == 1 else _run("elementwise_add", parts[0], parts[1])
@@ -225,7 +332,7 @@ def _bilinear_rule(fwd_type, gdef):
                 g = _run("elementwise_add", _zeros_like(dout), g)
             res[id_] = g
         return res
-    rule.differentiable = ("X", "Y", "Out@GRAD")
+    rule.differentiable = (x_slot, y_slot, d_slot)
     return rule
 
 
@@ -279,6 +386,46 @@ def _div_rule(gdef):
     return rule
 
 
+def _pow_rule(gdef):
+    """elementwise_pow_grad(X, Y, dout): X@GRAD = dout y x^(y-1), Y@GRAD = dout x^y log(x) (log taken as 0
+    where x <= 0, as the kernel does), summed to the operands' shapes. With a, b = ddX, ddY (Out-shaped)
+    and L = log x: d/d(dout) = a y x^(y-1) + b x^y L; d/dx = dout (a y (y-1) x^(y-2) + b (y L + 1) x^(y-1) [x > 0]);
+    d/dy = dout (a x^(y-1) (1 + y L) + b x^y L^2)."""
+    g_names = [s.name for s in gdef.inputs]
+
+    def rule(ctx, ddx, ddy):
+        x, y, dout = ctx.inputs
+        axis = ctx.attrs.get("axis", -1)
+        zero = _zeros_like(dout)
+        xb = _run("elementwise_add", zero, x, axis=axis)
+        yb = _run("elementwise_add", zero, y, axis=axis)
+        pos = _compare("greater_than", xb, 0.0)
+        log_x = _mul(_run("log", _add(_mul(xb, pos), _scale(pos, -1.0, 1.0))), pos)     # log x, 0 where x <= 0
+        x_y = _run("elementwise_pow", xb, yb)
+        x_y1 = _run("elementwise_pow", xb, _scale(yb, 1.0, -1.0))
+        g_d, g_x, g_y = zero, zero, zero
+        if ddx is not None:
+            a = _run("elementwise_add", zero, ddx, axis=axis)
+            g_d = _add(g_d, _mul(_mul(a, yb), x_y1))
+            x_y2 = _run("elementwise_pow", xb, _scale(yb, 1.0, -2.0))
+            g_x = _add(g_x, _mul(_mul(a, _mul(yb, _scale(yb, 1.0, -1.0))), x_y2))
+            g_y = _add(g_y, _mul(_mul(a, x_y1), _scale(_mul(yb, log_x), 1.0, 1.0)))
+        if ddy is not None:
+            b = _run("elementwise_add", zero, ddy, axis=axis)
+            g_d = _add(g_d, _mul(_mul(b, x_y), log_x))
+            g_x = _add(g_x, _mul(_mul(_mul(b, pos), x_y1), _scale(_mul(yb, log_x), 1.0, 1.0)))
+            g_y = _add(g_y, _mul(_mul(b, x_y), _mul(log_x, log_x)))
+        res = [None] * len(g_names)
+        res[2] = g_d
+        if _wanted(x) or _wanted(y):
+            gx_full, gy_full = _mul(g_x, dout), _mul(g_y, dout)
+            res[0] = _run("elementwise_add_grad", x, y, gx_full, axis=axis)[0]
+            res[1] = _run("elementwise_add_grad", x, y, gy_full, axis=axis)[1]
+        return res
+    rule.differentiable = ("X", "Y", "Out@GRAD")
+    return rule
+
+
 # -- the rest: a clear error -----------------------------------------------------------------------------
 
 def _missing_rule(fwd_type, grad_type):
@@ -287,8 +434,9 @@ def _missing_rule(fwd_type, grad_type):
             f"the second-order gradient of op '{fwd_type}' is not implemented: its gradient op '{grad_type}' has "
             "no gradient rule, so a gradient computed with paddle.grad(..., create_graph=True) (or with paddle.grad "
             f"inside a to_static function) cannot be differentiated again through '{fwd_type}'. Express that part "
-            "with ops that have second-order gradients (elementwise arithmetic, matmul, tanh, sigmoid, exp, log, "
-            "sqrt, square, sin, cos, pow, softmax, relu, reshape/transpose/slice/concat/sum/mean ...)")
+            "with ops that have second-order gradients (elementwise arithmetic, matmul, convolutions, pools, norms, "
+            "the activations, the common losses, reshape/transpose/slice/concat/sum/mean/max ...; "
+            "python -m runtime.double_grad lists the ops without one)")
     rule.missing = True     # a placeholder that only raises: callers asking "is there a rule?" check this
     return rule
 
@@ -309,6 +457,11 @@ def ensure_double_grads():
         if _installed:
             return
         from .ops.registry import all_ops
+        from . import double_grad_act, double_grad_losses, double_grad_nn, double_grad_select
+        unary = dict(_UNARY, **double_grad_act.UNARY)
+        family = {}
+        for mod in (double_grad_nn, double_grad_losses, double_grad_select):
+            family.update(mod.RULES)
         ops = all_ops()
         for grad_type, gdef in ops.items():
             if not grad_type.endswith("_grad") or gdef.grad is not None:
@@ -318,18 +471,40 @@ def ensure_double_grads():
             if fwd is None:
                 continue
             names = [s.name for s in gdef.inputs]
-            if fwd_type in _UNARY and "Out@GRAD" in names:
-                _set_rule(gdef, _unary_rule(fwd_type, gdef, _UNARY[fwd_type]))
-            elif fwd_type in _LINEAR and "Out@GRAD" in names:
+            if fwd_type in family:
+                _set_rule(gdef, family[fwd_type](fwd, gdef))
+            elif fwd_type in unary and _dout_slot(gdef) is not None:
+                _set_rule(gdef, _unary_rule(fwd_type, gdef, unary[fwd_type]))
+            elif fwd_type in _LINEAR and _dout_slot(gdef) is not None:
                 _set_rule(gdef, _linear_rule(fwd, gdef, _LINEAR[fwd_type]))
-            elif fwd_type in ("elementwise_mul", "matmul_v2"):
-                _set_rule(gdef, _bilinear_rule(fwd_type, gdef))
+            elif fwd_type in _BILINEAR:
+                _set_rule(gdef, _bilinear_rule(fwd_type, gdef, *_BILINEAR[fwd_type]))
+            elif fwd_type in _SELF_ADJOINT and _dout_slot(gdef) is not None:
+                _set_rule(gdef, _self_adjoint_rule(gdef))
             elif fwd_type == "elementwise_sub":
                 _set_rule(gdef, _linear_binary_rule(fwd_type, gdef, -1))
             elif fwd_type == "elementwise_div":
                 _set_rule(gdef, _div_rule(gdef))
+            elif fwd_type == "elementwise_pow":
+                _set_rule(gdef, _pow_rule(gdef))
             elif gdef.interpret is None:
                 # (control-flow grad ops run sub-blocks: their grads are the static rules' business)
                 _set_rule(gdef, _missing_rule(fwd_type, grad_type),
                           differentiable=[s.name for s in gdef.inputs] if not gdef.differentiable else None)
         _installed.append(True)
+
+
+def missing_double_grads():
+    """The registered grad ops whose second-order rule is the error placeholder, sorted (a report of what
+    ``paddle.grad(..., create_graph=True)`` cannot differentiate again; ``python -m runtime.double_grad``)."""
+    ensure_double_grads()
+    from .ops.registry import all_ops
+    return sorted(t for t, d in all_ops().items() if getattr(d.grad, "missing", False))
+
+
+if __name__ == "__main__":
+    import runtime  # noqa: F401  (registers every op)
+    names = missing_double_grads()
+    print(f"{len(names)} grad ops without a second-order rule:")
+    for n in names:
+        print(" ", n)

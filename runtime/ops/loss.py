@@ -45,6 +45,21 @@ def _hard_label(label, ndim, axis, n_class, ignore_index, what, logits_shape=Non
     return safe, valid
 
 
+def _last_axis_labels(label, shape, ignore_index, what):
+    """Fast path of `_hard_label` for the class axis last: ``(rows, flat labels, valid or None)`` where
+    ``None`` means every label is valid, or None when the general path must run (it raises the errors)."""
+    if label.dtype.kind not in "iu" or label.size == 0:
+        return None
+    lead = shape[:-1]
+    if label.shape != (*lead, 1) and label.shape != tuple(lead):
+        return None
+    flat = label.reshape(-1)
+    lo, hi = flat.min(), flat.max()
+    if lo >= 0 and hi < shape[-1] and not (lo <= ignore_index <= hi and (flat == ignore_index).any()):
+        return np.arange(flat.size), flat, None
+    return None
+
+
 # ---- softmax_with_cross_entropy -----------------------------------------------------------
 
 def _swce(logits, label, soft_label=False, use_softmax=True, numeric_stable_mode=True, ignore_index=-100,
@@ -56,6 +71,13 @@ def _swce(logits, label, soft_label=False, use_softmax=True, numeric_stable_mode
         sm = np.exp(s)
         z = np.add.reduce(sm, axis=ax, keepdims=True)
         sm /= z
+        fast = _last_axis_labels(label, logits.shape, ignore_index, "softmax_with_cross_entropy") \
+            if ax == logits.ndim - 1 else None
+        if fast is not None:       # every label valid, classes last: pick s[row, label] directly
+            rows, flat, _ = fast
+            loss = np.log(z)
+            loss -= s.reshape(rows.size, -1)[rows, flat].reshape(loss.shape)
+            return sm.astype(logits.dtype, copy=False), loss.astype(logits.dtype, copy=False)
         safe, valid = _hard_label(label, logits.ndim, ax, logits.shape[ax], ignore_index,
                                   "softmax_with_cross_entropy", logits.shape)
         loss = np.log(z)
@@ -93,18 +115,26 @@ def _swce_grad(label, softmax, dloss, dsoftmax, soft_label=False, use_softmax=Tr
                ignore_index=-100, axis=-1, **_):
     ax = normalize_axis(axis, softmax.ndim)
     sm = softmax
-    g = np.zeros_like(sm)
+    g = None
     if dloss is not None:
         if use_softmax:
             if soft_label:
                 lab = label.astype(sm.dtype, copy=False)
                 g = (sm * np.sum(lab, axis=ax, keepdims=True) - lab) * dloss
             else:
-                safe, valid = _hard_label(label, sm.ndim, ax, sm.shape[ax], ignore_index,
-                                          "softmax_with_cross_entropy")
-                g = sm.copy()
-                np.put_along_axis(g, safe, np.take_along_axis(g, safe, axis=ax) - 1, axis=ax)
-                g *= dloss * valid
+                fast = _last_axis_labels(label, sm.shape, ignore_index, "softmax_with_cross_entropy") \
+                    if ax == sm.ndim - 1 else None
+                if fast is not None:        # every label valid, classes last: the same arithmetic, indexed
+                    rows, flat, _ = fast
+                    g = sm.copy()
+                    g.reshape(rows.size, -1)[rows, flat] -= 1
+                    g *= dloss
+                else:
+                    safe, valid = _hard_label(label, sm.ndim, ax, sm.shape[ax], ignore_index,
+                                              "softmax_with_cross_entropy")
+                    g = sm.copy()
+                    np.put_along_axis(g, safe, np.take_along_axis(g, safe, axis=ax) - 1, axis=ax)
+                    g *= dloss * valid
         else:
             if soft_label:
                 g = -label.astype(sm.dtype, copy=False) / sm * dloss
@@ -114,12 +144,17 @@ def _swce_grad(label, softmax, dloss, dsoftmax, soft_label=False, use_softmax=Tr
                 p = np.take_along_axis(sm, safe, axis=ax)
                 with np.errstate(divide="ignore", invalid="ignore"):
                     pick = np.where(valid, -dloss / p, 0)
+                g = np.zeros_like(sm)
                 np.put_along_axis(g, safe, pick.astype(g.dtype, copy=False), axis=ax)
     if dsoftmax is not None:
+        if g is None:
+            g = np.zeros_like(sm)
         if use_softmax:
             g = g + sm * (dsoftmax - np.sum(dsoftmax * sm, axis=ax, keepdims=True))
         else:
             g = g + dsoftmax
+    if g is None:
+        g = np.zeros_like(sm)
     return g.astype(sm.dtype, copy=False)
 
 
