@@ -775,3 +775,6 @@ _simple("pd_op.lp_pool2d", "lp_pool2d", ["x"], ["out"])
 _simple("pd_op.rrelu", "rrelu", ["X"], ["Out", "Noise"])
 _simple("pd_op.unfold", "unfold", ["X"], ["Y"])
 _simple("pd_op.fold", "fold", ["X"], ["Y"])
+
+
+from . import pir_ops_extra  # noqa: E402,F401  (the ops added later: both directions, one table)

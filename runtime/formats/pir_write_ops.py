@@ -704,3 +704,6 @@ def _w_rrelu(w, op, where):
                  [("lower", a_f32(a["lower"])), ("upper", a_f32(a["upper"])), ("is_test", a_bool(a["is_test"]))])
     _out(w, op, "Out", ids[0])
     _out(w, op, "Noise", ids[1])
+
+
+from . import pir_ops_extra  # noqa: E402,F401  (the ops added later: both directions, one table)

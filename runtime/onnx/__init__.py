@@ -7,5 +7,6 @@ from .lowering import LOWERINGS, UnsupportedOpError, lowers, lowering_for  # noq
 from .export import export_program, build_model, save_model  # noqa: F401
 from . import ops_elementwise, ops_activation, ops_reduce, ops_shape, ops_nn, ops_control_flow  # noqa: F401
 from . import ops_activation_extra  # noqa: F401
+from . import ops_math_extra, ops_vision_extra, ops_linalg_extra, ops_gather_extra  # noqa: F401
 
 __all__ = ["export_program", "UnsupportedOpError", "lowers", "LOWERINGS"]

@@ -378,11 +378,13 @@ def _dropout(ctx, op):
 
 # -- resize ---------------------------------------------------------------------------------------------
 
-@lowers("nearest_interp_v2", "bilinear_interp_v2")
+@lowers("nearest_interp_v2", "bilinear_interp_v2", "linear_interp_v2", "trilinear_interp_v2", "bicubic_interp_v2")
 def _interp(ctx, op):
     method = op.attrs.get("interp_method", "bilinear")
-    linear = op.type == "bilinear_interp_v2" or method in ("bilinear", "linear")
-    if op.type == "nearest_interp_v2":
+    linear = op.type in ("bilinear_interp_v2", "linear_interp_v2", "trilinear_interp_v2") or method in (
+        "bilinear", "linear", "trilinear")
+    cubic = op.type == "bicubic_interp_v2"
+    if op.type == "nearest_interp_v2" or cubic:
         linear = False
     layout = op.attrs.get("data_layout", "NCHW")
     nhwc = layout in ("NHWC", "NDHWC", "NWC")
@@ -399,6 +401,8 @@ def _interp(ctx, op):
         mode = "linear"
         ctm = "align_corners" if align else ("half_pixel" if align_mode == 0 else "asymmetric")
         nearest_mode = None
+    elif cubic:   # Keys' kernel with A = -0.75 at ratio*(k+0.5)-0.5 whatever align_mode says (ops/interpolate.py)
+        mode, ctm, nearest_mode = "cubic", "align_corners" if align else "half_pixel", None
     else:
         mode = "nearest"
         ctm = "align_corners" if align else "asymmetric"
@@ -434,7 +438,8 @@ def _interp(ctx, op):
     ins = [x, "", scales if scales is not None else ""]
     if sizes is not None:
         ins.append(sizes)
-    y = ctx.node("Resize", ins, mode=mode, coordinate_transformation_mode=ctm, nearest_mode=nearest_mode)
+    y = ctx.node("Resize", ins, mode=mode, coordinate_transformation_mode=ctm, nearest_mode=nearest_mode,
+                 cubic_coeff_a=-0.75 if cubic else None)
     if nhwc:
         y = ctx.node("Transpose", [y], perm=[0] + list(range(2, rank)) + [1])
     ctx.node("Identity", [y], [ctx.output(op)])
