@@ -30,6 +30,7 @@ _PUBLIC_SUBMODULES = (
     "nn.functional.flash_attention",
     "sparse", "sparse.nn", "sparse.nn.functional",
     "vision.transforms.functional", "text", "text.datasets", "distribution",
+    "audio", "audio.functional", "audio.features", "audio.backends", "audio.datasets",
     "nn.utils", "device.cuda", "distributed", "distributed.fleet", "geometric", "io.dataloader",
     *("vision.models." + m for m in ("alexnet", "densenet", "googlenet", "inceptionv3", "lenet", "mobilenetv1",
                                      "mobilenetv2", "mobilenetv3", "resnet", "shufflenetv2", "squeezenet", "vgg")),

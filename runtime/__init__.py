@@ -44,6 +44,7 @@ from .nn.param_attr import ParamAttr, create_parameter  # noqa: F401,E402
 from . import unique_name, utils, static  # noqa: F401,E402
 from . import fft, signal  # noqa: F401,E402
 from . import amp  # noqa: F401,E402  (paddle.amp: auto_cast, GradScaler, decorate)
+from . import audio  # noqa: F401,E402  (paddle.audio: features, functional, wave I/O, datasets)
 from .api.framework_extra import *  # noqa: F401,F403,E402  (paddle.batch, autocast queries, cuda rng state)
 
 # paddle.autograd's names that live in modules of their own (runtime/autograd.py holds the tape): set on the
