@@ -31,6 +31,8 @@ _PUBLIC_SUBMODULES = (
     "sparse", "sparse.nn", "sparse.nn.functional",
     "vision.transforms.functional", "text", "text.datasets", "distribution",
     "audio", "audio.functional", "audio.features", "audio.backends", "audio.datasets",
+    "incubate", "incubate.autograd", "incubate.optimizer", "incubate.optimizer.functional", "incubate.nn",
+    "incubate.nn.functional",
     "nn.utils", "device.cuda", "distributed", "distributed.fleet", "geometric", "io.dataloader",
     *("vision.models." + m for m in ("alexnet", "densenet", "googlenet", "inceptionv3", "lenet", "mobilenetv1",
                                      "mobilenetv2", "mobilenetv3", "resnet", "shufflenetv2", "squeezenet", "vgg")),

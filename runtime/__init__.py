@@ -74,3 +74,4 @@ from .api.attribute_extra import *  # noqa: F401,F403,E402
 from .api import tensor_methods_extra as _tensor_methods_extra  # noqa: F401,E402
 from . import distribution  # noqa: F401,E402  (paddle.distribution: distributions, transforms, kl)
 from . import sparse  # noqa: F401,E402  (paddle.sparse: COO/CSR tensors, sparse math, sparse.nn)
+from . import incubate  # noqa: F401,E402  (paddle.incubate: LookAhead, ModelAverage, incubate.autograd/optimizer/nn)
