@@ -188,8 +188,9 @@ class Tensor(TensorMethods):
 
     # -- data access -----------------------------------------------------------------------
     def numpy(self):
-        """The value as an ndarray (a view: writing to it changes the tensor)."""
-        return self._data
+        """The value as a new ndarray (a copy, as Paddle's ``numpy()``: writing to it leaves the tensor as it
+        is). ``np.asarray(tensor)`` gives the data without copying, for reading."""
+        return np.array(self._data, copy=True)
 
     def item(self, *args):
         if args:

@@ -60,7 +60,10 @@ def test_set_value_detach_clone_independent():
     with pytest.raises(ValueError, match="does not match"):
         t.set_value(np.zeros(3))
     d = t.detach()
-    assert d.numpy() is t.numpy()
+    assert d._data is t._data          # detach shares the data
+    a = t.numpy()
+    a[0] = 9.0                         # numpy() is a copy, as Paddle's
+    assert t.tolist() == [5.0, 6.0]
 
 
 def test_repr_matches_paddle_layout():

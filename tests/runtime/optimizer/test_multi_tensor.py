@@ -103,7 +103,7 @@ def test_values_written_between_steps_are_used():
         if k == 1:
             ps[2].set_value(np.full(SHAPES[2], 0.25, "float32"))         # replaces the array
         if k == 2:
-            ps[0].numpy()[...] = 1.5                                    # writes into it (a view)
+            ps[0]._data[...] = 1.5                                     # writes into it (a view)
         if k == 3:
             sd = opt.state_dict()
             opt.set_state_dict({n: paddle.to_tensor(np.asarray(v.numpy()) * 0.5) if hasattr(v, "numpy") else v
@@ -121,13 +121,13 @@ def test_fused_adam_leaves_plain_tensors():
             for p, g in zip(ps, _grads(SHAPES, k, "float32")):
                 p.grad = paddle.to_tensor(g)
             opt.step()
-        flat = ps[0].numpy().base
-        assert flat is not None and all(p.numpy().base is flat for p in ps)    # one bucket, one flat array
+        flat = ps[0]._data.base
+        assert flat is not None and all(p._data.base is flat for p in ps)    # one bucket, one flat array
         for p, s in zip(ps, SHAPES):
-            assert p.shape == list(s) and p.numpy().flags.c_contiguous and p.numpy().flags.writeable
-        before = ps[1].numpy().copy()
-        ps[1].numpy()[0] = 42.0       # one parameter's slice only
-        assert ps[1].numpy()[0] == 42.0 and ps[0].numpy().tolist() != before.tolist()
+            assert p.shape == list(s) and p._data.flags.c_contiguous and p._data.flags.writeable
+        before = ps[1]._data.copy()
+        ps[1]._data[0] = 42.0       # one parameter's slice only
+        assert ps[1]._data[0] == 42.0 and ps[0]._data.tolist() != before.tolist()
         sd = opt.state_dict()
         assert all(np.asarray(v.numpy()).shape == tuple(v.shape) for k, v in sd.items() if k != "LR_Scheduler")
     finally:
