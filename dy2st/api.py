@@ -63,8 +63,10 @@ def not_to_static(func=None):
         return not_to_static
     if isinstance(func, StaticFunction):
         func = func.dygraph_function
+    # a bound method (``not_to_static(net.sum)``) marks its function: every call of the method is not converted
+    target = func.__func__ if isinstance(func, types.MethodType) else func
     try:
-        func._dy2st_not_to_static = True
+        target._dy2st_not_to_static = True
     except AttributeError:
         pass
     return func

@@ -18,6 +18,8 @@ import functools
 import inspect
 import types
 
+import numpy as np
+
 from runtime.static.program import Variable
 
 from . import mutation_log
@@ -47,7 +49,8 @@ def _is_library(fn):
 def _builtin_converters():
     from . import convert_ops as c
     return {builtins.print: c.convert_print, builtins.len: c.convert_len, builtins.int: c.convert_int,
-            builtins.float: c.convert_float, builtins.bool: c.convert_bool, builtins.range: c.convert_range,
+            builtins.float: c.convert_float, builtins.bool: c.convert_bool, builtins.complex: c.convert_complex,
+            builtins.range: c.convert_range,
             builtins.enumerate: c.convert_enumerate, builtins.zip: c.convert_zip}
 
 
@@ -89,6 +92,8 @@ def Call(f):
         self_, func = f.__self__, f.__func__
         if isinstance(self_, Variable) and func.__name__ == "numpy":
             return lambda: self_
+        if isinstance(self_, Variable) and func.__name__ == "item":
+            return lambda *index: _variable_item(self_, index)
         if getattr(func, "_dy2st_not_to_static", False) or _is_library(func) or not _convertible(func):
             return f
         from .conversion import convert_function
@@ -186,3 +191,24 @@ def _layer_call(layer):
 def _is_container(layer):
     from runtime.nn.layer.container import LayerDict, LayerList, Sequential
     return isinstance(layer, (Sequential, LayerList, LayerDict))
+
+
+def _variable_item(var, index):
+    """``Variable.item(*index)`` in converted code, as Paddle's: the Variable itself (it must hold one
+    element), or the element at a flat offset / at one index per dimension, as a 0-D Variable."""
+    from runtime.dispatch import run_op
+    from runtime.tensor import item_offset
+    shape = list(var.shape)
+    if any(d < 0 for d in shape):
+        if not index:
+            return var
+        if len(index) != 1:
+            raise ValueError(f"Tensor.item{tuple(index)}: a tensor of shape {shape} (unknown dims) takes one flat "
+                             "offset")
+        offset = int(index[0])
+    else:
+        offset = item_offset(shape, index)
+        if not index:
+            return var
+    flat = run_op("reshape2", var, shape=[-1])
+    return run_op("slice", flat, axes=[0], starts=[offset], ends=[offset + 1], infer_flags=[1], decrease_axis=[0])

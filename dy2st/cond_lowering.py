@@ -36,9 +36,9 @@ from runtime.static.control_flow import _append_cond_block, _block_io, _scope_va
 from runtime.static.program import Variable, VarType, default_main_program
 from runtime.tensor import Tensor
 
-from .errors import where_text
+from .errors import ReturnStructureError, where_text
 from . import mutation_log
-from .undefined import UndefinedVar, is_undefined, undefined_name
+from .undefined import UndefinedVar, is_undefined, undefined_name, undefined_reason
 
 RETVAL_PREFIX = "_dy2st_retval"
 
@@ -262,8 +262,9 @@ def _plan(program, name, tv, fv, t_blk, f_blk, where, pending):
             # a branch that returned a variable of the user's that is undefined there (bound only under
             # another tensor if) has not "not returned yet": its value is missing. Fail naming it; a
             # placeholder would return zeros
+            # so does a return value that an earlier tensor if could not merge (it carries the reason)
             for v in (tv, fv):
-                if is_undefined(v) and not undefined_name(v).startswith(RETVAL_PREFIX):
+                if is_undefined(v) and (not undefined_name(v).startswith(RETVAL_PREFIX) or undefined_reason(v)):
                     v._fail()
             # the path that has not returned yet: a placeholder of the other side's structure
             if t_undef:
@@ -278,8 +279,10 @@ def _plan(program, name, tv, fv, t_blk, f_blk, where, pending):
             return lambda: UndefinedVar(name, f"it is assigned only in the {side} branch of the tensor-dependent "
                                               f"if at {where_text(where)}: after the if it is undefined when the "
                                               f"{other} branch runs. Assign it before the if or in both branches")
-    if type(tv) is list and type(fv) is list and len(tv) != len(fv) and not is_ret \
-            and all(is_tensorish(x) for x in tv + fv):
+    if type(tv) is list and type(fv) is list and not is_ret \
+            and all(is_tensorish(x) for x in tv + fv) \
+            and (len(tv) != len(fv) or any(len(a.shape) != len(b.shape) for a, b in zip(tv, fv))):
+        # lists whose lengths, or whose items' ranks, differ between the branches: a tensor array
         return _plan_as_array(program, tv, fv, t_blk, f_blk)
     for arr_side, list_side, arr_blk, list_blk in ((tv, fv, t_blk, f_blk), (fv, tv, f_blk, t_blk)):
         if hasattr(type(arr_side), "_dy2st_not_an_output") and type(list_side) is list and not is_ret \
@@ -287,7 +290,8 @@ def _plan(program, name, tv, fv, t_blk, f_blk, where, pending):
             return _plan_array_and_list(program, arr_side, list_side, arr_blk, list_blk)
     if not _leaves_match(tv, fv):
         if is_ret:
-            raise ValueError(f"the function returns {describe_structure(tv)} on one path and "
+            raise ReturnStructureError(f"Your if/else have different number of return value: "
+                             f"the function returns {describe_structure(tv)} on one path and "
                              f"{describe_structure(fv)} on another, and the paths meet under a tensor condition at "
                              f"{where_text(where)}; every return under a tensor condition must return the same "
                              "structure (pad with placeholder tensors, or return a tuple of the same length)")
@@ -301,6 +305,11 @@ def _plan(program, name, tv, fv, t_blk, f_blk, where, pending):
             if same_python_value(a, b):
                 results.append(a)
                 continue
+            if is_ret and not (is_number(a) and is_number(b)):
+                raise ReturnStructureError(f"the function returns {_pyval(a)} on one path and {_pyval(b)} on "
+                                           f"another, and the paths meet under a tensor condition at "
+                                           f"{where_text(where)}; a Program can only return tensors (or numbers) "
+                                           "from such paths")
             if is_number(a) and is_number(b):
                 with in_block(program, t_blk):
                     a = as_variable(t_blk, a)
@@ -318,6 +327,10 @@ def _plan(program, name, tv, fv, t_blk, f_blk, where, pending):
             results.append(UndefinedVar(name, f"it is {_pyval(a)} in the true branch but {_pyval(b)} in the false "
                                               f"branch of the tensor-dependent if at {where_text(where)}"))
             continue
+        if is_ret and not (is_tensorish(a) or is_number(a)) or is_ret and not (is_tensorish(b) or is_number(b)):
+            raise ReturnStructureError(f"the function returns {_pyval(a)} on one path and {_pyval(b)} on another, "
+                                       f"and the paths meet under a tensor condition at {where_text(where)}; a "
+                                       "Program can only return tensors (or numbers) from such paths")
         like = a if is_tensorish(a) else b
         with in_block(program, t_blk):
             a = constant_like(a, like) if is_number(a) else as_variable(t_blk, a)

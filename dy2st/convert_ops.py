@@ -26,7 +26,8 @@ from .undefined import UndefinedVar, is_undefined  # noqa: F401
 
 __all__ = ["convert_ifelse", "convert_ifexp", "convert_while_loop", "convert_for_loop", "convert_logical_and",
            "convert_logical_or", "convert_logical_not", "convert_assert", "convert_print", "convert_len",
-           "convert_int", "convert_float", "convert_bool", "convert_shape", "convert_range", "convert_enumerate",
+           "convert_int", "convert_float", "convert_bool", "convert_complex", "convert_inplace_call", "convert_shape",
+           "convert_range", "convert_enumerate",
            "convert_zip",
            "return_value", "python_bool", "UndefinedVar", "Call", "convert_setitem", "convert_attr_setitem",
            "convert_container_setitem", "load_attr", "store_attr"]
@@ -87,8 +88,16 @@ def _scalar_bool(pred, what, where):
     if any(d > 1 for d in pred.shape) or any(d < 0 for d in pred.shape):
         if any(d < 0 for d in pred.shape) and len(pred.shape) == 1:
             return pred   # [-1] may hold one element; checked when the op runs
-        raise ValueError(f"the condition of the {what} at {where_text(where)} is a tensor of shape {pred.shape}; "
-                         "it must hold exactly one element (use paddle.all(x) or paddle.any(x))")
+        # as in eager code, this is an error only if the condition is evaluated: an assert op that always
+        # fails stands in its place (a branch that never runs, as Paddle's code often has, is fine)
+        from runtime.static.control_flow import Assert
+        block = default_main_program().current_block()
+        Assert(as_variable(block, np.array([False])))
+        block.ops[-1].note = (f"the condition of the {what} at {where_text(where)} is a tensor of shape "
+                              f"{pred.shape} when it runs; it must hold exactly one element (use paddle.all(x) "
+                              "or paddle.any(x))")
+        flat = run_op("reshape2", pred, shape=[-1])
+        return run_op("slice", flat, axes=[0], starts=[0], ends=[1], infer_flags=[1], decrease_axis=[])
     return pred
 
 
@@ -249,6 +258,32 @@ def convert_float(x=0.0):
     if _is_var(x):
         return _cast(x, 5)
     return builtins.float(x)
+
+
+def convert_inplace_call(func, target, *args, **kwargs):
+    """``func(target, ...)`` as a statement whose ``target`` the call may update in place: what the name
+    holds afterwards (the call's result for Paddle's ``increment``, ``target`` itself otherwise)."""
+    from runtime.api.tensor_extra import increment
+    if func is increment and _is_var(target):
+        # the name is rebound to the result: no in-place write into the Variable (a loop body that
+        # overwrote its loop variable in place would hand the while gradient stale values)
+        value = args[0] if args else kwargs.get("value", 1.0)
+        if any(d > 1 for d in target.shape):
+            raise ValueError(f"increment: x must hold exactly one element, got shape {list(target.shape)}")
+        return run_op("increment", target, step=float(value))
+    result = Call(func)(target, *args, **kwargs)
+    return result if func is increment and isinstance(result, Tensor) else target
+
+
+def convert_complex(real=0, imag=None):
+    # Paddle's to_static turns complex(t) into cast(t, "complex64")
+    if _is_var(real) and imag is None:
+        from runtime.dtype import convert_dtype
+        return _cast(real, convert_dtype("complex64").proto)
+    if _is_var(real) or _is_var(imag):
+        raise TypeError("complex(real, imag) of static tensors is not supported in converted code; use "
+                        "paddle.complex(real, imag)")
+    return builtins.complex(real) if imag is None else builtins.complex(real, imag)
 
 
 def convert_bool(x=False):

@@ -15,6 +15,11 @@ class Dy2StaticError(Exception):
     """The compiler cannot convert a construct; the message names it and the line."""
 
 
+class ReturnStructureError(Dy2StaticError, ValueError):
+    """Returns that meet under a tensor condition disagree in structure (Paddle: "Your if/else have
+    different number of return value."), or one of them is a Python value no Program can select."""
+
+
 def where_text(where):
     """``model.py:42`` for a ``(filename, lineno)`` pair."""
     if not where:

@@ -228,7 +228,7 @@ def inference_program(layer, input_spec=None, output_spec=None, api="jit.save", 
         if input_spec is not None:
             input_spec = _specs(input_spec, api)
             _warn_nameless(input_spec, sf)
-        if input_spec is None and sf._input_spec is None and sf.program_cache.last is None:
+        if input_spec is None and sf._input_spec is None and sf.program_cache._last is None:
             raise ValueError(f"{api}: input_spec is required when the model has not been called yet and its "
                              "to_static has no input_spec, e.g. input_spec=[InputSpec([None, 784], 'float32', "
                              "'x')]")

@@ -142,6 +142,7 @@ def static_while(cond_fn, body_fn, get, set_, names, loop_mask, where, first_con
     idx = [i for i in idx if i not in objects]
     originals = {i: state[i] for i in idx}
     widened = {}    # (state index, leaf index) -> the dtype the body gives that loop variable
+    reshaped = {}   # (state index, leaf index) -> (shape, dtype) of a Python number the body makes a tensor
 
     def entry_values():
         out = []
@@ -151,6 +152,12 @@ def static_while(cond_fn, body_fn, get, set_, names, loop_mask, where, first_con
                 continue
             leaves = [_to_loop_value(x, names[i], where) for x in flatten(state[i])]
             for k, v in enumerate(leaves):
+                if (i, k) in reshaped:
+                    # a Python number the body turns into a tensor of another rank enters with that shape
+                    shape, dt = reshaped[(i, k)]
+                    leaves[k] = run_op("fill_constant", dtype=dt.proto, shape=shape,
+                                       value=float(flatten(state[i])[k]), str_value=str(flatten(state[i])[k]))
+                    v = leaves[k]
                 if (i, k) in widened:
                     leaves[k] = run_op("cast", v, in_dtype=v.dtype.proto, out_dtype=widened[(i, k)].proto)
             out.append(pack(state[i], leaves))
@@ -199,6 +206,10 @@ def static_while(cond_fn, body_fn, get, set_, names, loop_mask, where, first_con
             leaves = []
             for k, (x, b) in enumerate(zip(_flat_checked(v, originals[i], names[i], where), flatten(before))):
                 if isinstance(x, Variable) and x.type == VarType.LOD_TENSOR and isinstance(b, Variable) \
+                        and (i, k) not in reshaped and is_number(flatten(originals[i])[k]) \
+                        and len(x.shape) != len(b.shape) and all(d >= 0 for d in x.shape):
+                    raise _Widen(i, k, x.dtype, list(x.shape))
+                if isinstance(x, Variable) and x.type == VarType.LOD_TENSOR and isinstance(b, Variable) \
                         and x.dtype != b.dtype and _widens(b.dtype, x.dtype):
                     raise _Widen(i, k, x.dtype)
                 leaves.append(_to_body_value(x, b, names[i], where))
@@ -225,7 +236,10 @@ def static_while(cond_fn, body_fn, get, set_, names, loop_mask, where, first_con
             program.current_block_idx = parent.idx
             program.version = version + 1
             set_(tuple(state))
-            widened[(w.i, w.k)] = w.dtype
+            if w.shape is not None:
+                reshaped[(w.i, w.k)] = (w.shape, w.dtype)
+            else:
+                widened[(w.i, w.k)] = w.dtype
     else:
         raise RuntimeError(f"the loop variables of the tensor-dependent loop at {where_text(where)} keep changing "
                            "dtype from one trace of the body to the next")
@@ -235,9 +249,9 @@ def static_while(cond_fn, body_fn, get, set_, names, loop_mask, where, first_con
 class _Widen(Exception):
     """A loop variable's dtype is promoted by the body: the loop is traced again with it promoted."""
 
-    def __init__(self, i, k, dtype):
+    def __init__(self, i, k, dtype, shape=None):
         super().__init__(i, k, dtype)
-        self.i, self.k, self.dtype = i, k, dtype
+        self.i, self.k, self.dtype, self.shape = i, k, dtype, shape
 
 
 _WIDER = {"bool": 0, "uint8": 1, "int8": 1, "int16": 2, "int32": 3, "int64": 4}

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import struct
 
-__all__ = ["serialize_properties", "parse_properties", "PropertyFormatError"]
+__all__ = ["serialize_properties", "parse_properties", "PropertyFormatError", "Property"]
 
 FLOAT, INT, STRING, FLOATS, INTS, STRINGS = 1, 2, 3, 6, 7, 8
 _VARINT, _FIXED64, _LEN, _FIXED32 = 0, 1, 2, 5
@@ -163,3 +163,110 @@ def parse_properties(data, path=None):
             r.fail("an entry without a name")
         out[name] = items if kind in (FLOATS, INTS, STRINGS) else scalar
     return out
+
+
+def _f32(v):
+    return struct.unpack("<f", struct.pack("<f", float(v)))[0]
+
+
+class Property:
+    """``paddle.framework.core.Property``: an ordered list of named values (a ``PropertyVals`` message),
+    written by ``set_*``, read back by ``get_float`` (by name or position) and (de)serialized with
+    ``serialize_to_string`` / ``parse_from_string``. Floats are float32, as Paddle stores them."""
+
+    def __init__(self):
+        self._entries = []          # [(name, kind, value)]
+
+    def _set(self, name, kind, value):
+        if not isinstance(name, str):
+            raise TypeError(f"Property: the name must be a str, got {type(name).__name__}")
+        self._entries.append((name, kind, value))
+
+    def set_float(self, name, val):
+        self._set(name, FLOAT, _f32(val))
+
+    def set_floats(self, name, val):
+        self._set(name, FLOATS, [_f32(v) for v in val])
+
+    def set_int(self, name, val):
+        self._set(name, INT, _int64(int(val)))
+
+    def set_ints(self, name, val):
+        self._set(name, INTS, [_int64(int(v)) for v in val])
+
+    def set_string(self, name, val):
+        self._set(name, STRING, str(val))
+
+    def set_strings(self, name, val):
+        self._set(name, STRINGS, [str(v) for v in val])
+
+    def size(self):
+        return len(self._entries)
+
+    def get_float(self, key):
+        """The float stored under name ``key`` (a str) or at position ``key`` (an int)."""
+        if isinstance(key, str):
+            for name, kind, value in self._entries:
+                if name == key:
+                    break
+            else:
+                raise RuntimeError(f"(NotFound) JIT::Property GetFloat: name: {key} not found")
+            what = f"name ({key})"
+        else:
+            idx = int(key)
+            if not 0 <= idx < len(self._entries):
+                raise IndexError(f"(OutOfRange) JIT::Property GetFloat: idx={idx} out of range {len(self._entries)}")
+            name, kind, value = self._entries[idx]
+            what = f"idx ({idx})"
+        if kind != FLOAT:
+            raise ValueError(f"(InvalidArgument) JIT::Property GetFloat: input {what} element is not a float.")
+        return value
+
+    def serialize_to_string(self):
+        out = b""
+        for name, kind, value in self._entries:
+            body = _len_field(1, name.encode("utf-8")) + _key(2, _VARINT) + _varint(kind)
+            if kind == FLOAT:
+                body += _key(3, _FIXED32) + struct.pack("<f", value)
+            elif kind == INT:
+                body += _key(4, _VARINT) + _varint(value)
+            elif kind == STRING:
+                body += _len_field(5, value.encode("utf-8"))
+            elif kind == FLOATS:
+                body += b"".join(_key(7, _FIXED32) + struct.pack("<f", v) for v in value)
+            elif kind == INTS:
+                body += b"".join(_key(8, _VARINT) + _varint(v) for v in value)
+            else:
+                body += b"".join(_len_field(9, v.encode("utf-8")) for v in value)
+            out += _len_field(1, body)
+        return out
+
+    def parse_from_string(self, data):
+        """Replace the entries with those of the PropertyVals bytes ``data`` (checked as untrusted)."""
+        entries = []
+        for field, wire, value in _Reader(bytes(data), None).fields():
+            if field != 1 or wire != _LEN:
+                continue
+            r = _Reader(value, None)
+            name, kind, scalar, items = None, None, None, []
+            for f, w, v in r.fields():
+                if f == 1 and w == _LEN:
+                    name = v.decode("utf-8", "replace")
+                elif f == 2 and w == _VARINT:
+                    kind = v
+                elif f == 3 and w == _FIXED32:
+                    scalar = struct.unpack("<f", v)[0]
+                elif f == 4 and w == _VARINT:
+                    scalar = _signed(v)
+                elif f == 5 and w == _LEN:
+                    scalar = v.decode("utf-8", "replace")
+                elif f == 7 and w == _FIXED32:
+                    items.append(struct.unpack("<f", v)[0])
+                elif f == 8 and w == _VARINT:
+                    items.append(_signed(v))
+                elif f == 9 and w == _LEN:
+                    items.append(v.decode("utf-8", "replace"))
+            if name is None or kind not in (FLOAT, INT, STRING, FLOATS, INTS, STRINGS):
+                r.fail("an entry without a name or with an unknown type")
+            entries.append((name, kind, items if kind in (FLOATS, INTS, STRINGS) else scalar))
+        self._entries = entries

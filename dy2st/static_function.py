@@ -150,6 +150,46 @@ class _Out:
         self.index = index
 
 
+def _amp_key():
+    """The ``paddle.amp.auto_cast`` state ops are traced under (None outside a region): part of the
+    program cache key, so a function traced without AMP is traced again inside a region and back."""
+    a = state.amp
+    if a is None:
+        return None
+    return (a.level, a.dtype, frozenset(a.white), frozenset(a.black), bool(a.use_promote), a.custom_white,
+            a.custom_black)
+
+
+class _PartialProgramView:
+    """The partial program of a ConcreteProgram as Paddle's tests see it: ``program`` is the Program
+    the call runs (``train_program``, forward and backward, for a training trace; ``infer_program``,
+    the forward in test mode, for an eval trace); everything else is the PartialProgram's."""
+
+    def __init__(self, cp):
+        self._cp = cp
+
+    @property
+    def train_program(self):
+        runner = self._cp.runner
+        needs = tuple(not getattr(v, "stop_gradient", True) for v in self._cp.inputs)
+        prog = runner.backward_program(needs)
+        return prog if prog is not None else runner.forward_program
+
+    @property
+    def infer_program(self):
+        cp = self._cp
+        if getattr(cp, "_infer_program", None) is None:
+            cp._infer_program = cp.main_program.clone(for_test=True)
+        return cp._infer_program
+
+    @property
+    def program(self):
+        return self.train_program if self._cp.training else self.infer_program
+
+    def __getattr__(self, name):
+        return getattr(self._cp.runner, name)
+
+
 class ProgramCache:
     """The ConcretePrograms of one StaticFunction, by key, least recently used first out.
 
@@ -162,7 +202,7 @@ class ProgramCache:
         self._programs = collections.OrderedDict()
         self._mutex = threading.Lock()
         self.max_size = max_size
-        self.last = None
+        self._last = None           # the ConcreteProgram most recently put or hit
         self.traced = 0
         self.evicted = 0
 
@@ -177,7 +217,7 @@ class ProgramCache:
             cp = self._programs.get(key)
             if cp is not None:
                 self._programs.move_to_end(key)
-                self.last = cp
+                self._last = cp
         return cp
 
     def put(self, key, cp):
@@ -185,7 +225,7 @@ class ProgramCache:
         with self._mutex:
             self._programs[key] = cp
             self._programs.move_to_end(key)
-            self.last = cp
+            self._last = cp
             self.traced += 1
             while len(self._programs) > max(int(bound), 1):
                 self._programs.popitem(last=False)
@@ -202,7 +242,17 @@ class ProgramCache:
     def clear(self):
         with self._mutex:
             self._programs.clear()
-            self.last = None
+            self._last = None
+
+    def last(self):
+        """Paddle's ``program_cache.last()``: ``(key, (concrete_program, partial_program))`` of the
+        Program most recently traced or used."""
+        with self._mutex:
+            cp = self._last
+            key = next((k for k, v in self._programs.items() if v is cp), None)
+        if cp is None or key is None:
+            raise AssertionError("No valid cache item found.")
+        return key, (cp, _PartialProgramView(cp))
 
 
 class StaticFunction:
@@ -330,7 +380,13 @@ class StaticFunction:
     def code(self):
         """The converted source of the function."""
         from .conversion import converted_code
-        return converted_code(self._dygraph_function).source
+        fn = self._dygraph_function
+        if getattr(fn, "_dy2st_not_to_static", False):
+            # marked with paddle.jit.not_to_static: it runs as written, so its code is its own source
+            import inspect
+            import textwrap
+            return textwrap.dedent(inspect.getsource(fn))
+        return converted_code(fn).source
 
     @property
     def program_cache(self):
@@ -363,7 +419,7 @@ class StaticFunction:
                                    f"\t Ignore: {input_spec}\n")
         if desired is not None:
             return self.get_concrete_program(*desired, with_hook=with_hook)[0]
-        last = self._cache.last
+        last = self._cache._last
         if last is None:
             name = self._dygraph_function.__qualname__
             raise ValueError(f"No valid transformed program for {name}.\n\t    Please specific `input_spec` in "
@@ -433,13 +489,15 @@ class StaticFunction:
 
     def _converted_callable(self):
         from .conversion import convert_function
-        fn = convert_function(self._dygraph_function)
+        fn = self._dygraph_function
+        fn = fn if getattr(fn, "_dy2st_not_to_static", False) else convert_function(fn)
         inst = self._instance
         return fn.__get__(inst) if inst is not None else fn
 
     def _converted_callable_unbound(self):
         from .conversion import convert_function
-        return convert_function(self._dygraph_function)
+        fn = self._dygraph_function
+        return fn if getattr(fn, "_dy2st_not_to_static", False) else convert_function(fn)
 
     # -- calling ---------------------------------------------------------------------------------------
     def __call__(self, *args, **kwargs):
@@ -454,7 +512,7 @@ class StaticFunction:
                 sig = tuple([(a.__class__, a._data.shape, a._data.dtype, a.stop_gradient) for a in args])
             except AttributeError:
                 sig = None
-            if sig == fast[0]:
+            if sig == fast[0] and state.amp is None:
                 inst = self._instance
                 if (bool(getattr(inst, "training", False)) if inst is not None else self._training) is fast[1]:
                     return fast[2](args)
@@ -472,7 +530,7 @@ class StaticFunction:
         cp = self._lookup(args, kwargs)
         if cp is None:      # fell back to eager
             return self._call_eager(args, kwargs)
-        if not kwargs and all(isinstance(a, Tensor) for a in args):
+        if not kwargs and state.amp is None and all(isinstance(a, Tensor) for a in args):
             inst = self._instance
             self._fast_args = (tuple([(a.__class__, a._data.shape, a._data.dtype, a.stop_gradient) for a in args]),
                                bool(getattr(inst, "training", False)) if inst is not None else self._training,
@@ -491,8 +549,9 @@ class StaticFunction:
         leaves = flatten([list(args), kwargs])
         fast = self._fast
         sig = None
+        amp = _amp_key()
         if not specs_only:
-            sig = (training,) + tuple((a._data.shape, a._data.dtype, a.stop_gradient) if isinstance(a, Tensor) else
+            sig = (training, amp) + tuple((a._data.shape, a._data.dtype, a.stop_gradient) if isinstance(a, Tensor) else
                                       (a.shape, a.dtype) if isinstance(a, np.ndarray) else
                                       (type(a), a if _hashable(a) else id(a)) for a in leaves) + \
                 (len(args), tuple(sorted(kwargs)))
@@ -501,7 +560,7 @@ class StaticFunction:
         specs = self._specs_for(args, kwargs, leaves)
         key = (training, _structure_key([list(args), kwargs]), tuple(
             (s.shape, s.dtype.name, bool(s.stop_gradient)) if isinstance(s, InputSpec) else
-            (type(s), s if _hashable(s) else id(s)) for s in specs), with_hook)
+            (type(s), s if _hashable(s) else id(s)) for s in specs), with_hook, amp)
         cache = self._cache
         cp = cache.get(key)
         if cp is None:

@@ -62,12 +62,53 @@ class TensorArrayList:
             n = tensor_array.array_length(self.array)
             neg = run_op("cast", run_op("less_than", iv, _int64_1(0)), in_dtype=0, out_dtype=3)
             return run_op("elementwise_add", iv, run_op("elementwise_mul", neg, n))
-        raise TypeError(f"list indices must be integers or tensors, not {type(i).__name__} (a list built in a "
-                        "tensor loop is a tensor array: slicing and other indices are not supported; read "
-                        "items by index or paddle.stack it and slice the tensor)")
+        raise TypeError(f"list indices must be integers, slices or tensors, not {type(i).__name__} (a list built "
+                        "in a tensor loop is a tensor array: read items by index or slice, or paddle.stack it "
+                        "and index the tensor)")
 
     def __getitem__(self, i):
+        if isinstance(i, slice):
+            return self._slice(i)
         return tensor_array.array_read(self.array, self._position(i))
+
+    def _bound(self, v, n, default):
+        """Slice bound ``v`` (None, an int or an integer tensor) as an int64 [1] Variable clamped to
+        [0, n], negative values counting from the end, as Python's slices do."""
+        if v is None:
+            return default
+        if isinstance(v, (int, np.integer)) and not isinstance(v, bool):
+            v = _int64_1(int(v))
+        elif isinstance(v, (Variable, Tensor)):
+            v = _int64_1(v if isinstance(v, Variable) else as_variable(default_main_program().current_block(), v))
+        else:
+            raise TypeError(f"slice indices of a list built in a tensor loop must be ints or integer tensors, got "
+                            f"{type(v).__name__}")
+        neg = run_op("cast", run_op("less_than", v, _int64_1(0)), in_dtype=0, out_dtype=3)
+        v = run_op("elementwise_add", v, run_op("elementwise_mul", neg, n))
+        return run_op("elementwise_min", run_op("elementwise_max", v, _int64_1(0)), n)
+
+    def _slice(self, s):
+        """``lst[start:stop]`` of the array: a new array holding those items (a while op copies them)."""
+        if s.step not in (None, 1):
+            raise TypeError("slicing a list built in a tensor loop supports step 1 only; paddle.stack it and "
+                            "slice the tensor for other steps")
+        from runtime.static.control_flow import while_loop
+        n = tensor_array.array_length(self.array)
+        start = self._bound(s.start, n, _int64_1(0))
+        stop = self._bound(s.stop, n, n)
+        out = tensor_array.create_array(self.array.dtype)
+
+        def cond(i):
+            return run_op("less_than", i, stop)
+
+        def body(i):
+            # the new array is written in place (not a loop variable: the while op lists it as an output)
+            item = tensor_array.array_read(self.array, i)
+            tensor_array.array_write(item, run_op("elementwise_sub", i, start), out)
+            return [run_op("scale", i, scale=1.0, bias=1.0)]
+
+        while_loop(cond, body, [run_op("assign", start)])
+        return TensorArrayList(out)
 
     def __setitem__(self, i, v):
         # pop + insert at the same position: the old item's gradient stops there, the new one's flows

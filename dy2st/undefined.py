@@ -2,10 +2,16 @@
 
 Converted code starts names that may be unbound as ``UndefinedVar("name")`` so that branch and
 loop functions can carry them as state. Reading one as a value (an operator, an attribute, an
-op input) raises a `NameError` that names the variable and says why it is undefined, instead
-of a confusing error deep inside the framework.
+op input) raises an `UndefinedVariableError` (an UnboundLocalError, so a NameError, and the
+TypeError Paddle raises) that names the variable and says why it is undefined, instead of a
+confusing error deep inside the framework.
 """
 from __future__ import annotations
+
+
+class UndefinedVariableError(UnboundLocalError, TypeError):
+    """A name read where it is not bound: Python's UnboundLocalError (a NameError), and the TypeError
+    Paddle's converted code raises for it."""
 
 
 class UndefinedVar:
@@ -19,9 +25,9 @@ class UndefinedVar:
         name = object.__getattribute__(self, "_name")
         why = object.__getattribute__(self, "_why")
         if why:
-            raise NameError(f"variable '{name}' is used but {why}")
-        raise NameError(f"local variable '{name}' is referenced before assignment in converted code: it is not "
-                        "assigned on every path that reaches this use")
+            raise UndefinedVariableError(f"variable '{name}' is used but {why}")
+        raise UndefinedVariableError(f"local variable '{name}' is referenced before assignment in converted code: "
+                                     "it is not assigned on every path that reaches this use")
 
     def __getattr__(self, item):
         if item.startswith("__") and item.endswith("__"):
@@ -59,3 +65,8 @@ def is_undefined(v):
 
 def undefined_name(v):
     return object.__getattribute__(v, "_name")
+
+
+def undefined_reason(v):
+    """Why ``v`` is undefined (None for a name simply not bound yet on its path)."""
+    return object.__getattribute__(v, "_why")

@@ -22,6 +22,7 @@ from .framework import state
 _saved_hooks = None
 _saved_hooks_used = False
 
+
 def _add_user(t, ref):
     """Record grad node ``ref`` as a reader of ``t``. A tensor read every step (a parameter) would collect
     dead references for ever: the list drops them whenever its length reaches a power of two >= 64
@@ -457,4 +458,13 @@ def _static_grad(outputs, inputs, grad_outputs, retain_graph, create_graph, only
     if no_grad_vars is not None:
         items = [no_grad_vars] if isinstance(no_grad_vars, (Tensor, Variable)) else list(no_grad_vars)
         no_grad = [var(t, "no_grad_vars") for t in items]
-    return gradients(outs, ins, grad_outputs, no_grad)
+    program = default_main_program()
+    n_ops = [len(b.ops) for b in program.blocks]
+    result = gradients(outs, ins, grad_outputs, no_grad)
+    # the gradient ops are part of the function's (forward) computation: an inference copy of the
+    # Program (clone(for_test=True), jit.save) keeps them, as Paddle's does
+    from .static.program import ROLE_FORWARD
+    for k, b in enumerate(program.blocks):
+        for op in b.ops[n_ops[k] if k < len(n_ops) else 0:]:
+            op.role = ROLE_FORWARD
+    return result

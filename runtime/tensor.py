@@ -95,6 +95,33 @@ def _is_dtype_arg(x):
     return False
 
 
+def item_offset(shape, args):
+    """The flat offset ``Tensor.item(*args)`` reads in a tensor of ``shape``, with Paddle's errors: no
+    index needs exactly one element, one index is a flat offset, else one index per dimension."""
+    shape = [int(d) for d in shape]
+    numel = int(np.prod(shape)) if shape else 1
+    for k, a in enumerate(args):
+        if isinstance(a, bool) or not isinstance(a, (int, np.integer)):
+            raise TypeError(f"argument (position {k + 1}) must be long, but got {type(a).__name__}")
+    if not args:
+        if numel != 1:
+            raise ValueError("only one element tensors can be converted to Python scalars when no input "
+                             f"coordinates (item() needs exactly one element, the tensor has shape {shape}; "
+                             "index it first, e.g. x[0].item())")
+        return 0
+    if len(args) == 1:
+        offset = int(args[0])
+        if not 0 <= offset < numel:      # Paddle reads the offset as unsigned: no negative indices
+            raise ValueError(f"index {offset} is out of bounds for size {numel}")
+        return offset
+    if len(args) != len(shape):
+        raise ValueError(f"incorrect number of indices for Tensor: {len(args)} given for shape {shape}")
+    for axis, (i, d) in enumerate(zip(args, shape)):
+        if not 0 <= int(i) < d:
+            raise ValueError(f"index {int(i)} is out of bounds for axis {axis} with size {d}")
+    return int(np.ravel_multi_index(tuple(int(i) for i in args), tuple(shape)))
+
+
 def tensor_method(func=None, *, name=None):
     """Attach ``func`` to `TensorMethods` (as ``name`` or its own name). Usable as a decorator."""
     def attach(f):
@@ -193,12 +220,7 @@ class Tensor(TensorMethods):
         return np.array(self._data, copy=True)
 
     def item(self, *args):
-        if args:
-            return self._data.item(*args)
-        if self._data.size != 1:
-            raise ValueError(f"item() needs a tensor with exactly one element, got shape {self.shape}; "
-                             "index it first, e.g. x[0].item()")
-        return self._data.item()
+        return self._data.reshape(-1)[item_offset(self._data.shape, args)].item()
 
     def tolist(self):
         return self._data.tolist()

@@ -25,3 +25,8 @@ __all__ = ["ParamAttr", "in_dygraph_mode", "in_dynamic_or_pir_mode", "in_pir_mod
            "default_main_program", "default_startup_program", "device_guard", "global_scope", "name_scope",
            "program_guard", "scope_guard", "enable_dygraph", "disable_dygraph", "core", "data_feeder", "dygraph",
            "framework", "param_attr", "unique_name", "wrapped_decorator", "backward", "executor"]
+
+from . import compiler, initializer  # noqa: E402  (compiler imports dy2st.static, which imports this package)
+from .compiler import BuildStrategy, CompiledProgram  # noqa: F401,E402
+
+__all__ += ["compiler", "initializer", "BuildStrategy", "CompiledProgram"]

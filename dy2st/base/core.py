@@ -12,11 +12,14 @@ import types as _types
 from runtime import dtype as _dt
 from runtime.device import CPUPlace, CUDAPinnedPlace, CUDAPlace, is_compiled_with_cuda  # noqa: F401
 from runtime.device import is_compiled_with_rocm, is_compiled_with_xpu  # noqa: F401
+from runtime.flags import get_flags, set_flags
 from runtime.static.program import VarType as _Kinds
 from runtime.static.scope import Scope  # noqa: F401
 from runtime.tensor import Tensor as _Tensor
 
-__all__ = ["CPUPlace", "CUDAPlace", "CUDAPinnedPlace", "Scope", "eager", "VarDesc", "DenseTensor",
+from ..property_meta import Property  # noqa: F401,E402
+
+__all__ = ["CPUPlace", "CUDAPlace", "CUDAPinnedPlace", "Scope", "eager", "VarDesc", "DenseTensor", "Property",
            "is_compiled_with_cuda", "is_compiled_with_xpu", "is_compiled_with_rocm", "is_compiled_with_cinn",
            "is_compiled_with_ipu", "is_compiled_with_custom_device", "is_compiled_with_distribute",
            "_is_fwd_prim_enabled", "_is_bwd_prim_enabled", "_is_all_prim_enabled", "_set_prim_all_enabled",
@@ -95,3 +98,82 @@ def _prim_switch(what):
 _set_prim_all_enabled = _prim_switch("_set_prim_all_enabled")
 _set_prim_forward_enabled = _prim_switch("_set_prim_forward_enabled")
 _set_prim_backward_enabled = _prim_switch("_set_prim_backward_enabled")
+set_prim_eager_enabled = _prim_switch("set_prim_eager_enabled")
+
+
+# -- device capability queries and flags (CPU only) ------------------------------------------------
+
+LoDTensor = DenseTensor   # Paddle's older name of the same class
+
+
+class Place:
+    """``core.Place()``: a place not yet set to a device (Paddle prints it ``Place(undefined:0)``);
+    ``set_place`` makes it one (only CPU places exist here)."""
+
+    def __init__(self):
+        self._place = None
+
+    def set_place(self, place):
+        if not isinstance(place, CPUPlace):
+            raise RuntimeError(f"core.Place.set_place({place!r}): only CPU places exist in dy2st")
+        self._place = place
+
+    def is_cpu_place(self):
+        return isinstance(self._place, CPUPlace)
+
+    def is_gpu_place(self):
+        return False
+
+    def __repr__(self):
+        return "Place(undefined:0)" if self._place is None else repr(self._place)
+
+
+def is_float16_supported(place):
+    """False: there are no float16 device kernels here (Paddle's CPU build answers False too), so tests
+    guarded by it are skipped."""
+    return False
+
+
+def is_bfloat16_supported(place):
+    """False: bfloat16 is not a dtype of dy2st."""
+    return False
+
+
+def get_all_custom_device_type():
+    return []
+
+
+def get_cuda_device_count():
+    return 0
+
+
+class _Flags:
+    """``core.globals()``: Paddle's flag registry as a mapping over ``paddle.get_flags`` /
+    ``paddle.set_flags`` (only the flags dy2st knows)."""
+
+    def __getitem__(self, name):
+        return get_flags(name)[name]
+
+    def __setitem__(self, name, value):
+        set_flags({name: value})
+
+    def __contains__(self, name):
+        try:
+            get_flags(name)
+        except ValueError:
+            return False
+        return True
+
+    def get(self, name, default=None):
+        return self[name] if name in self else default
+
+
+_FLAG_REGISTRY = _Flags()
+
+
+def globals():  # noqa: A001  (Paddle's name)
+    return _FLAG_REGISTRY
+
+
+__all__ += ["set_prim_eager_enabled", "LoDTensor", "Place", "is_float16_supported", "is_bfloat16_supported", "get_all_custom_device_type",
+            "get_cuda_device_count", "globals"]

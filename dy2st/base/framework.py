@@ -5,6 +5,7 @@ Programs here are legacy ProgramDescs: ``in_pir_mode()`` and ``use_pir_api()`` a
 from __future__ import annotations
 
 import contextlib
+import functools
 
 from runtime.device import CPUPlace, is_compiled_with_cuda, is_compiled_with_rocm, is_compiled_with_xpu  # noqa: F401
 from runtime.dtype import convert_dtype as _convert_dtype
@@ -17,6 +18,7 @@ from runtime.tensor import Parameter as EagerParamBase  # noqa: F401
 
 from . import unique_name  # noqa: F401,E402
 from ..framework import in_dynamic_or_pir_mode, in_pir_mode, use_pir_api  # noqa: F401,E402
+from ..framework import _current_expected_place  # noqa: F401,E402
 
 __all__ = ["Program", "Block", "Operator", "Variable", "Parameter", "EagerParamBase", "program_guard",
            "default_main_program", "default_startup_program", "name_scope", "device_guard", "cpu_places",
@@ -46,3 +48,40 @@ def _dygraph_guard(tracer):
             enable_static()
         else:
             disable_static()
+
+
+def _global_flags():
+    """Paddle's flag registry (``core.globals()``)."""
+    from .core import globals as _flags
+    return _flags()
+
+
+def dygraph_only(func):
+    """Decorator: ``func`` may only run in dygraph mode (AssertionError otherwise, as Paddle)."""
+    @functools.wraps(func)
+    def __impl__(*args, **kwargs):
+        assert in_dygraph_mode(), (f"We only support '{func.__name__}()' in dynamic graph mode, please call "
+                                   "'paddle.disable_static()' to enter dynamic graph mode.")
+        return func(*args, **kwargs)
+    return __impl__
+
+
+def static_only(func):
+    """Decorator: ``func`` may only run while building a static Program (AssertionError otherwise)."""
+    @functools.wraps(func)
+    def __impl__(*args, **kwargs):
+        assert not in_dygraph_mode(), (f"In PaddlePaddle 2.x, we turn on dynamic graph mode by default, and "
+                                       f"'{func.__name__}()' is only supported in static graph mode. So if you want "
+                                       "to use this api, please call 'paddle.enable_static()' before this api to "
+                                       "enter static graph mode.")
+        return func(*args, **kwargs)
+    return __impl__
+
+
+def _dygraph_tracer():
+    """The eager-mode tracer (see `dy2st.base.dygraph.tracer`); None in static mode."""
+    from .dygraph.tracer import current_tracer
+    return current_tracer()
+
+
+__all__ += ["_current_expected_place", "_global_flags", "dygraph_only", "static_only", "_dygraph_tracer"]

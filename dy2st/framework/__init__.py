@@ -43,3 +43,17 @@ def use_pir_api():
 
 from ..base import core  # noqa: F401,E402
 from . import dtype, io, random  # noqa: F401,E402
+
+
+def _current_expected_place():
+    """The place new tensors go to: always the CPU here."""
+    return CPUPlace()
+
+
+def convert_np_dtype_to_dtype_(np_dtype):
+    """The Paddle dtype of a numpy dtype (or its name): ``np.float32`` -> ``paddle.float32``."""
+    from runtime.dtype import convert_dtype
+    return convert_dtype(np_dtype)
+
+
+__all__ += ["convert_np_dtype_to_dtype_"]

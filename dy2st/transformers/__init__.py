@@ -5,8 +5,8 @@ converted (see each module's docstring for a before/after example). ``ANALYSE`` 
 the analyses (dy2st/analysis) run: after the passes that restructure the code with flags,
 before the passes that turn control flow into helper calls and read the annotations.
 """
-from . import (annotations, assertions, break_continue, calls, decorators, generators, ifelse, logical, loops,
-               return_statements, setitem, shapes, super_call, undefined_init)
+from . import (annotations, assertions, break_continue, calls, decorators, generators, ifelse, inplace_calls,  # noqa: E501
+               logical, loops, return_statements, setitem, shapes, super_call, undefined_init)
 
 ANALYSE = "analyse"
 
@@ -18,6 +18,7 @@ PASSES = (
     return_statements,   # early return -> flag + value
     break_continue,      # break / continue -> flags
     assertions,          # assert -> convert_assert
+    inplace_calls,       # paddle.increment(i) -> i = convert_inplace_call(paddle.increment, i)
     calls,               # f(x) -> _jst.Call(f)(x)
     shapes,              # x.shape -> convert_shape(x)
     logical,             # and / or / not / chained compare -> convert_logical_*

@@ -39,9 +39,34 @@ class _Super(gast.NodeTransformer):
     visit_Lambda = visit_ClassDef = visit_FunctionDef
 
 
+def _binds_super(fn_node):
+    """Whether the function itself binds the name ``super`` (a local def, assignment, import or
+    argument): then ``super()`` calls that, not the builtin."""
+    a = fn_node.args
+    if any(getattr(x, "id", None) == "super" for x in a.posonlyargs + a.args + a.kwonlyargs
+           + [v for v in (a.vararg, a.kwarg) if v is not None]):
+        return True
+    todo = list(fn_node.body)
+    while todo:
+        node = todo.pop()
+        if isinstance(node, (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)):
+            if node.name == "super":
+                return True
+            continue                       # their bodies are other scopes
+        if isinstance(node, gast.Lambda):
+            continue
+        if isinstance(node, gast.Name) and node.id == "super" and isinstance(node.ctx, gast.Store):
+            return True
+        if isinstance(node, (gast.Import, gast.ImportFrom)) and \
+                any((al.asname or al.name.split(".")[0]) == "super" for al in node.names):
+            return True
+        todo.extend(gast.iter_child_nodes(node))
+    return False
+
+
 def transform(fn_node, ctx):
     args = fn_node.args.posonlyargs + fn_node.args.args
-    if not args:
+    if not args or _binds_super(fn_node):
         return fn_node
     t = _Super(args[0].id)
     fn_node.body = [t.visit(s) for s in fn_node.body]

@@ -85,7 +85,15 @@ class AmpState:
             return inputs
         dst = self.dest_dtype(opdef.type, float_dtypes)
         if dst == "bfloat16":
-            return inputs if state.static else self._bf16(opdef, inputs)
+            if state.static:
+                # the eager emulation rounds values at run time; a Program has no op for that yet, and
+                # leaving the inputs in float32 would give other numbers than eager and Paddle
+                raise NotImplementedError(
+                    f"paddle.amp.auto_cast(dtype='bfloat16') while a Program is built (static mode or "
+                    f"@paddle.jit.to_static): dy2st emulates bfloat16 by rounding float32 values eagerly, which "
+                    f"a Program cannot do yet (op '{opdef.type}'); run this code eagerly "
+                    "(paddle.jit.enable_to_static(False)) or use dtype='float16'")
+            return self._bf16(opdef, inputs)
         if dst == "float16" and float_dtypes == {"float16"} or dst == "float32" and float_dtypes == {"float32"}:
             return inputs
         target = np.float16 if dst == "float16" else np.float32

@@ -11,6 +11,8 @@ from ..dispatch import run_op
 from ..framework import state
 from ..tensor import Parameter, Tensor, tensor_method, _to_array
 from ._helpers import is_var
+from .arg_checks import ArgumentTypeError, static_check_dtype, static_check_type, to_dtype
+from .out_names import name_output
 
 __all__ = ["to_tensor", "zeros", "ones", "full", "zeros_like", "ones_like", "full_like", "empty",
            "empty_like", "arange", "linspace", "eye", "assign", "clone", "tril", "triu", "diag",
@@ -47,6 +49,7 @@ def shape_args(shape, op):
             raise TypeError(f"{op}: shape tensor must hold integers, got {shape.dtype}")
         shape = [int(v) for v in shape.numpy().reshape(-1)]
     elif _is_static_var(shape):
+        static_check_dtype(shape.dtype, "shape", ("int32", "int64"), op)
         n = shape.shape[0] if len(shape.shape) == 1 else -1
         return ([-1] * n if n > 0 else []), shape, None
     if isinstance(shape, (numbers.Integral, np.integer)) and not isinstance(shape, bool):
@@ -60,6 +63,7 @@ def shape_args(shape, op):
                 raise ValueError(f"{op}: a shape entry given as a tensor must have one element, got shape {d.shape}")
             dims.append(int(d.item()))
         elif _is_static_var(d):
+            static_check_dtype(d.dtype, "element of shape", ("int32", "int64"), op)
             dims.append(d)
             dynamic = True
         elif isinstance(d, (numbers.Integral, np.integer)) and not isinstance(d, bool):
@@ -71,7 +75,8 @@ def shape_args(shape, op):
         return [-1 if _is_static_var(d) else d for d in dims], None, tensors
     bad = [d for d in dims if d < 0]
     if bad and not state.static:
-        raise ValueError(f"{op}: shape {dims} has a negative dimension; every dimension must be >= 0")
+        raise ValueError(f"{op}: shape {dims} has a negative dimension; each dimension of the shape is expected "
+                         "to be no less than 0")
     return dims, None, None
 
 
@@ -102,9 +107,14 @@ def _scalar_value(v, op, what="fill_value"):
     return v
 
 
+_FILL_DTYPES = ("bool", "float16", "float32", "float64", "int8", "uint8", "int16", "int32", "int64", "complex64",
+                "complex128")
+
+
 def _full(shape, value, dtype, op):
+    d = to_dtype(dtype, op)
+    static_check_dtype(d, "dtype", _FILL_DTYPES, "fill_constant")
     attr, shape_t, shape_list = shape_args(shape, op)
-    d = convert_dtype(dtype)
     if _is_static_var(value):
         return run_op("fill_constant", value, shape_t, shape_list, dtype=d.proto, shape=attr)
     v, text = _value_and_str(_scalar_value(value, op), d.np)
@@ -112,10 +122,22 @@ def _full(shape, value, dtype, op):
                   str_value=text)
 
 
-def full(shape, fill_value, dtype=None, name=None):
-    """A tensor of ``shape`` filled with ``fill_value`` (default float dtype unless bool)."""
+def full(shape=None, fill_value=None, dtype=None, name=None, *, size=None):
+    """A tensor of ``shape`` (alias ``size``) filled with ``fill_value``: bool for a bool value,
+    complex128 for a complex one, else the default float dtype unless ``dtype`` says otherwise."""
+    if size is not None:
+        if shape is not None:
+            raise TypeError("full: give the shape once, as shape= or as its alias size=, not both")
+        shape = size
+    if shape is None or fill_value is None:
+        raise TypeError("full() missing required argument: " + ("'shape'" if shape is None else "'fill_value'"))
     if dtype is None:
-        dtype = bool_ if isinstance(fill_value, (bool, np.bool_)) else default_float()
+        if isinstance(fill_value, (bool, np.bool_)):
+            dtype = bool_
+        elif isinstance(fill_value, (complex, np.complexfloating)):
+            dtype = "complex128"
+        else:
+            dtype = default_float()
     return _full(shape, fill_value, dtype, "full")
 
 
@@ -132,17 +154,29 @@ def empty(shape, dtype=None, name=None):
     return _full(shape, 0, dtype if dtype is not None else default_float(), "empty")
 
 
+_LIKE_DTYPES = ("bool", "float16", "float32", "float64", "int16", "int32", "int64")
+
+
+def _like_code(x, dtype):
+    """The fill_any_like dtype attr; while building a static Program, Paddle's dtype checks
+    (TypeError for e.g. int8) on ``x`` and ``dtype``."""
+    if state.static:
+        static_check_dtype(x.dtype, "x", _LIKE_DTYPES, "full_like")
+        if dtype is not None:
+            static_check_dtype(to_dtype(dtype, "full_like"), "dtype", _LIKE_DTYPES, "full_like/zeros_like/ones_like")
+    return -1 if dtype is None else to_dtype(dtype, "full_like").proto
+
+
 def full_like(x, fill_value, dtype=None, name=None):
-    code = -1 if dtype is None else dtype_code(dtype)
-    return run_op("fill_any_like", x, value=float(_scalar_value(fill_value, "full_like")), dtype=code)
+    return run_op("fill_any_like", x, value=float(_scalar_value(fill_value, "full_like")), dtype=_like_code(x, dtype))
 
 
 def zeros_like(x, dtype=None, name=None):
-    return run_op("fill_any_like", x, value=0.0, dtype=-1 if dtype is None else dtype_code(dtype))
+    return run_op("fill_any_like", x, value=0.0, dtype=_like_code(x, dtype))
 
 
 def ones_like(x, dtype=None, name=None):
-    return run_op("fill_any_like", x, value=1.0, dtype=-1 if dtype is None else dtype_code(dtype))
+    return run_op("fill_any_like", x, value=1.0, dtype=_like_code(x, dtype))
 
 
 def empty_like(x, dtype=None, name=None):
@@ -161,6 +195,11 @@ def to_tensor(data, dtype=None, place=None, stop_gradient=True):
         raise TypeError("to_tensor: data must be a number, a (nested) list, an ndarray or a Tensor, got None")
     if isinstance(data, str):
         raise TypeError(f"to_tensor: cannot make a tensor from the string {data!r}")
+    if isinstance(data, (dict, set, frozenset)):
+        if state.static:    # Paddle's static to_tensor (and so to_static code) says this
+            raise RuntimeError(f"Do not support transform type `{type(data)}` to tensor")
+        raise TypeError(f"Can't constructs a 'paddle.Tensor' with data type {type(data)}, data type must be "
+                        "scalar|list|tuple|np.ndarray|paddle.Tensor")
     if _is_static_var(data):
         out = assign(data)
         if dtype is not None and convert_dtype(dtype).np != np.dtype(data.dtype.np if hasattr(data.dtype, "np")
@@ -261,7 +300,8 @@ def arange(start=0, end=None, step=1, dtype=None, name=None):
         start, end = 0, start
     if dtype is None:
         dtype = default_float() if any(_is_float_arg(v) for v in (start, end, step)) else int64
-    d = convert_dtype(dtype)
+    d = to_dtype(dtype, "arange")
+    static_check_dtype(d, "dtype", ("float32", "float64", "int32", "int64", "float16"), "range/arange")
     ins = []
     for v, what in ((start, "start"), (end, "end"), (step, "step")):
         if _is_static_var(v):
@@ -272,12 +312,40 @@ def arange(start=0, end=None, step=1, dtype=None, name=None):
             ins.append(np.asarray(_range_value(v, what), dtype=d.np))
     if not _is_static_var(step) and np.asarray(ins[2]) == 0:
         raise ValueError("arange: step must not be 0")
-    return run_op("range", *ins)
+    out = run_op("range", *ins)
+    if state.static and not any(_is_static_var(v) for v in (start, end, step)):
+        # constant arguments: the length is known while building, as Paddle records it
+        out._set_meta([_range_length(start, end, step)], d.np)
+    return out
+
+
+def _range_length(start, end, step):
+    """ceil((end - start) / step), exact for integers (Python ints do not round)."""
+    vals = [_range_value(v, w) for v, w in ((start, "start"), (end, "end"), (step, "step"))]
+    if all(isinstance(v, (numbers.Integral, np.integer)) for v in vals):
+        s, e, st = (int(v) for v in vals)
+        return max(0, -((s - e) // st))
+    return max(0, int(np.ceil((float(vals[1]) - float(vals[0])) / float(vals[2]))))
 
 
 def linspace(start, stop, num, dtype=None, name=None):
     """``num`` evenly spaced values from ``start`` to ``stop`` (both included)."""
-    d = convert_dtype(dtype) if dtype is not None else default_float()
+    d = to_dtype(dtype, "linspace") if dtype is not None else default_float()
+    if state.static:
+        if not _is_static_var(num):
+            static_check_type(num, "num", int, "linspace")
+        for v, what in ((start, "start"), (stop, "stop")):
+            if _is_static_var(v):
+                static_check_dtype(v.dtype, what, ("float16", "float32", "float64", "int32", "int64"), "linspace")
+            else:
+                static_check_type(v, what, (int, float), "linspace")
+        if _is_static_var(num):
+            static_check_dtype(num.dtype, "num", ("int32",), "linspace")
+        static_check_dtype(d, "dtype", ("float16", "float32", "float64", "int32", "int64"), "linspace")
+        ends = {to_dtype(v.dtype, "linspace").name for v in (start, stop) if _is_static_var(v)}
+        if ("float64" in ends and d.name in ("float32", "int32")) or ("int64" in ends and d.name == "int32"):
+            raise ValueError(f"The dtype of start/stop is {'/'.join(sorted(ends))} but the attr(dtype) of linspace is "
+                             f"{d.name}, which may cause data type overflows. Please reset attr(dtype) of linspace.")
 
     def arg(v, what, npd):
         if _is_static_var(v):
@@ -287,17 +355,27 @@ def linspace(start, stop, num, dtype=None, name=None):
     n = arg(num, "num", np.int32)
     if not _is_static_var(num) and int(n) <= 0:
         raise ValueError(f"linspace: num must be a positive integer, got {int(n)}")
-    return run_op("linspace", arg(start, "start", np.float64), arg(stop, "stop", np.float64), n, dtype=d.proto)
+    out = run_op("linspace", arg(start, "start", np.float64), arg(stop, "stop", np.float64), n, dtype=d.proto)
+    return name_output(out, name)
 
 
 def eye(num_rows, num_columns=None, dtype=None, name=None):
     """A 2-D tensor with ones on the diagonal."""
-    rows = int(_range_value(num_rows, "num_rows"))
-    cols = rows if num_columns is None else int(_range_value(num_columns, "num_columns"))
-    if rows < 0 or cols < 0:
-        raise ValueError(f"eye: num_rows and num_columns must be non-negative, got {rows} and {cols}")
-    d = convert_dtype(dtype) if dtype is not None else default_float()
+    rows = _eye_size(num_rows, "num_rows")
+    cols = rows if num_columns is None else _eye_size(num_columns, "num_columns")
+    d = to_dtype(dtype, "eye") if dtype is not None else default_float()
+    static_check_dtype(d, "dtype", ("float16", "float32", "float64", "int32", "int64", "complex64", "complex128"),
+                       "eye")
     return run_op("eye", num_rows=rows, num_columns=cols, dtype=d.proto)
+
+
+def _eye_size(v, what):
+    """A non-negative int (or a one-element tensor holding one); anything else is Paddle's TypeError."""
+    if isinstance(v, Tensor):
+        v = _range_value(v, what)
+    if isinstance(v, bool) or not isinstance(v, (numbers.Integral, np.integer)) or v < 0:
+        raise ArgumentTypeError(f"eye: {what} should be a non-negative int, got {v!r}")
+    return int(v)
 
 
 # -- triangular parts, diagonals, grids ----------------------------------------------------------
@@ -320,6 +398,13 @@ def triu(x, diagonal=0, name=None):
 @tensor_method
 def diag(x, offset=0, padding_value=0, name=None):
     """1-D x: a square matrix with x on diagonal ``offset``; 2-D x: that diagonal."""
+    if state.static:    # Paddle's checks while building a static Program
+        if not _is_static_var(x):
+            raise ArgumentTypeError(f"The type of 'x' in diag_v2 must be a Variable, but received {type(x)}.")
+        static_check_dtype(x.dtype, "x", ("float16", "float32", "float64", "int32", "int64", "complex64",
+                                          "complex128"), "diag_v2")
+        static_check_type(offset, "offset", int, "diag_v2")
+        static_check_type(padding_value, "padding_value", (int, float), "diag_v2")
     if len(x.shape) > 2:
         raise ValueError(f"diag: x must be 0-D, 1-D or 2-D, got shape {list(x.shape)}")
     return run_op("diag_v2", x, offset=int(offset), padding_value=float(padding_value))

@@ -22,14 +22,16 @@ from . import manipulation as _manip
 from . import math as _math
 from . import reduction as _red
 from ._helpers import is_var
+from .arg_checks import ArgumentTypeError, static_check_dtype
 
 __all__ = ["matmul", "mm", "bmm", "dot", "t", "norm", "dist", "cross", "einsum", "matrix_transpose", "vecdot",
            "diagonal"]
 
 
 def _check(x, api, what="x"):
+    # Paddle: TypeError from static-mode checks, ValueError from the eager op binding; this is both
     if not is_var(x):
-        raise TypeError(f"{api}: {what} must be a Tensor, got {type(x).__name__}")
+        raise ArgumentTypeError(f"{api}: {what} must be a Tensor, got {type(x).__name__}")
 
 
 @tensor_method
@@ -74,6 +76,9 @@ def dot(x, y, name=None):
     xs, ys = list(x.shape), list(y.shape)
     if len(xs) not in (1, 2) or len(xs) != len(ys):
         raise ValueError(f"dot: x and y must both be 1-D or both 2-D, got shapes {xs} and {ys}")
+    for t, what in ((x, "x"), (y, "y")):
+        static_check_dtype(t.dtype, what, ("float16", "float32", "float64", "int32", "int64", "complex64",
+                                           "complex128"), "dot")
     return run_op("dot", x, y)
 
 

@@ -404,7 +404,10 @@ def chunk(x, chunks, axis=0, name=None):
 
 
 def stack(x, axis=0, name=None):
-    """Join same-shaped tensors along a new dimension ``axis``."""
+    """Join same-shaped tensors along a new dimension ``axis`` (in a static Program ``x`` may also be a
+    tensor array from ``paddle.tensor.create_array``, as in Paddle)."""
+    if state.static and not isinstance(x, (list, tuple)) and _is_tensor_array(x):
+        return run_op("tensor_array_to_tensor", x, axis=int(axis), use_stack=True)[0]
     xs = _tensor_list(x, "stack")
     _same_dtypes(xs, "stack")
     s0 = list(xs[0].shape)
@@ -414,6 +417,11 @@ def stack(x, axis=0, name=None):
                              f"shape {list(t.shape)}")
     normalize_axis(axis, len(s0) + 1, "stack: axis")
     return run_op("stack", xs, axis=int(axis))
+
+
+def _is_tensor_array(x):
+    from ..static.program import VarType
+    return getattr(x, "type", None) == VarType.LOD_TENSOR_ARRAY
 
 
 @tensor_method
@@ -429,7 +437,9 @@ def unstack(x, axis=0, num=None):
 
 @tensor_method
 def unbind(input, axis=0):
-    """`unstack` under Paddle's other name."""
+    """`unstack` under Paddle's other name (``axis`` must be a Python int, as Paddle checks)."""
+    if isinstance(axis, bool) or not isinstance(axis, int):
+        raise TypeError(f"unbind: the type of 'axis' must be int, but received {type(axis)}")
     return unstack(input, axis)
 
 

@@ -14,6 +14,7 @@ from ..dtype import default_float
 from ..dispatch import run_op
 from ..tensor import Tensor, tensor_method
 from ..ops.meta import normalize_axis
+from .arg_checks import static_check_dtype
 from .creation import dtype_code
 
 __all__ = ["sum", "mean", "max", "min", "amax", "amin", "prod", "all", "any", "var", "std", "median",
@@ -133,6 +134,7 @@ def var(x, axis=None, unbiased=None, keepdim=False, name=None, *, correction=1):
     """Variance over ``axis``, divided by ``N - correction`` (``unbiased=False`` means correction 0)."""
     if unbiased is not None:
         correction = 1 if unbiased else 0
+    static_check_dtype(x.dtype, "x", ("float16", "float32", "float64"), "var")
     x = _as_float(x, "var")
     npd = _np_dtype(x)
     dim, reduce_all = reduce_axes(x, axis, "var")
@@ -149,6 +151,7 @@ def var(x, axis=None, unbiased=None, keepdim=False, name=None, *, correction=1):
 @tensor_method
 def std(x, axis=None, unbiased=True, keepdim=False, name=None):
     """Standard deviation: the square root of `var`."""
+    static_check_dtype(x.dtype, "x", ("float16", "float32", "float64"), "std")
     v = var(x, axis, unbiased, keepdim)
     return run_op("elementwise_pow", v, np.asarray(0.5, dtype=_np_dtype(v)))
 

@@ -11,6 +11,7 @@ from ..dtype import convert_dtype, int32, int64
 from ..dispatch import run_op
 from ..tensor import Tensor, tensor_method
 from ._helpers import is_var
+from .arg_checks import static_check_dtype
 from .creation import assign, full, to_tensor
 from .manipulation import _inplace, _rebind, cast, check_inplace
 
@@ -97,6 +98,17 @@ def histogram(input, bins=100, min=0.0, max=0.0, weight=None, density=False, nam
 def searchsorted(sorted_sequence, values, out_int32=False, right=False, name=None):
     """Insertion positions of ``values`` into the innermost dim of ``sorted_sequence``."""
     values = _as_tensor(values, "searchsorted", "values")
+    for t, what in ((sorted_sequence, "SortedSequence"), (values, "Values")):
+        static_check_dtype(t.dtype, what, ("float16", "float32", "float64", "int32", "int64"), "paddle.searchsorted")
+    seq_shape, val_shape = list(sorted_sequence.shape), list(values.shape)
+    if len(seq_shape) != 1 and (len(seq_shape) != len(val_shape) or seq_shape[:-1] != val_shape[:-1]):
+        # Paddle's shape check (RuntimeError "Unavailable" in eager and static mode alike)
+        raise RuntimeError(f"searchsorted: the dimensions of sorted_sequence tensor {seq_shape} and values tensor "
+                           f"{val_shape} can not match: sorted_sequence must be 1-D or have the same first N-1 "
+                           "dimensions as values")
+    if out_int32 and seq_shape and seq_shape[-1] >= 2 ** 31 - 1:
+        raise RuntimeError(f"searchsorted: the size of sorted_sequence {seq_shape[-1]} exceeds the int32 maximum "
+                           "2147483647; set out_int32=False")
     return run_op("searchsorted", sorted_sequence, values, out_int32=bool(out_int32), right=bool(right))
 
 
@@ -221,7 +233,11 @@ def increment(x, value=1.0, name=None):
     if isinstance(x, Tensor):
         check_inplace(x, "increment")
         return _rebind(x, res)
-    return res
+    # static Variable: Paddle's increment writes its result into x itself (Out is X), in the block
+    # being built (a loop body or branch writes the variable of the block around it)
+    from ..static.program import default_main_program
+    default_main_program().current_block().append_op("assign", {"X": [res]}, {"Out": [x]})
+    return x
 
 
 @tensor_method

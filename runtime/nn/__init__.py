@@ -8,3 +8,4 @@ from .clip import ClipGradByGlobalNorm, ClipGradByNorm, ClipGradByValue  # noqa:
 from ..tensor import Parameter  # noqa: F401
 from . import decode  # noqa: F401,E402  (BeamSearchDecoder, dynamic_decode)
 from .decode import BeamSearchDecoder, dynamic_decode  # noqa: F401,E402
+from . import loss  # noqa: F401,E402  (paddle.nn.loss: every loss Layer, Paddle's module path)

@@ -97,6 +97,23 @@ class Variable(TensorMethods):
         raise TypeError(f"static Variable '{self.name}' has no value at build time; fetch it with "
                         "exe.run(program, feed=..., fetch_list=[var])")
 
+    def _dygraph_only(self, api):
+        raise AssertionError(f"'{api}' only can be called by `paddle.Tensor` in dynamic graph mode, not on the "
+                             f"static Variable '{self.name}'. Suggestions:\n  1. In static graph mode, switch to "
+                             "dynamic graph mode (paddle.disable_static()).\n  2. In @paddle.jit.to_static code, "
+                             f"call paddle.jit.enable_to_static(False), or replace '{api}' with another API.")
+
+    def clear_gradient(self, set_to_zero=True):
+        self._dygraph_only("clear_gradient")
+
+    def tolist(self):
+        self._dygraph_only("tolist")
+
+    def item(self, *args):
+        raise TypeError(f"static Variable '{self.name}' has no value at build time; fetch it with "
+                        "exe.run(program, feed=..., fetch_list=[var]) (in @paddle.jit.to_static code, "
+                        "x.item() is the one-element Variable itself)")
+
     def __bool__(self):
         raise TypeError(f"the truth value of static Variable '{self.name}' is not known while the Program is "
                         "being built; use paddle.static.nn.cond / while_loop (or @paddle.jit.to_static) for "

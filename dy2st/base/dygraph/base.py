@@ -59,3 +59,20 @@ def to_variable(value, name=None, zero_copy=None, dtype=None):
     if name is not None:
         t.name = name
     return t
+
+
+def switch_to_static_graph(func):
+    """Decorator: run ``func`` while building a static Program (static mode), then return to the mode
+    the caller was in (Paddle's ``base.dygraph.base.switch_to_static_graph``)."""
+    import functools
+
+    from ..framework import _dygraph_guard
+
+    @functools.wraps(func)
+    def __impl__(*args, **kwargs):
+        with _dygraph_guard(None):
+            return func(*args, **kwargs)
+    return __impl__
+
+
+__all__ += ["switch_to_static_graph"]

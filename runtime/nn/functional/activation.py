@@ -6,6 +6,7 @@ from __future__ import annotations
 from ...dispatch import run_op
 from ...framework import state
 from ...tensor import Tensor
+from ...api.arg_checks import check_variable_and_dtype
 from .common import _cast
 
 __all__ = ["relu", "relu_", "relu6", "leaky_relu", "elu", "gelu", "sigmoid", "tanh", "silu", "swish",
@@ -94,8 +95,14 @@ def _cast_to(x, dtype):
     return x if dtype is None else _cast(x, dtype)
 
 
-def softmax(x, axis=-1, dtype=None, name=None, *, out=None):
-    """exp(x) / sum(exp(x)) along ``axis``; ``dtype`` casts the input first."""
+def softmax(x=None, axis=-1, dtype=None, name=None, *, out=None, input=None, dim=None):
+    """exp(x) / sum(exp(x)) along ``axis``; ``dtype`` casts the input first. ``input`` and ``dim`` are
+    Paddle's aliases of ``x`` and ``axis``."""
+    if input is not None:
+        x = input
+    if dim is not None:
+        axis = dim
+    check_variable_and_dtype(x, "x", ("float16", "float32", "float64"), "softmax")
     return _maybe_out(run_op("softmax", _cast_to(x, dtype), axis=int(axis)), out)
 
 

@@ -176,12 +176,33 @@ def label_smooth(label, prior_dist=None, epsilon=0.1, name=None):
     return run_op("label_smooth", label, prior_dist, epsilon=float(epsilon))
 
 
-def normalize(x, p=2, axis=1, epsilon=1e-12, name=None):
-    """x / max(||x||_p along ``axis``, epsilon)."""
-    if len(x.shape) == 1 and axis not in (0, -1):
-        raise ValueError(f"normalize: axis must be 0 or -1 for a 1-D tensor, got {axis}")
+def normalize(x=None, p=2, axis=1, epsilon=1e-12, out=None, name=None, *, input=None, dim=None, eps=None):
+    """x / max(||x||_p along ``axis``, epsilon). ``input``, ``dim`` and ``eps`` are Paddle's aliases of
+    ``x``, ``axis`` and ``epsilon``; ``out`` receives the result (eager mode)."""
+    x = _alias_arg("normalize", "x", x, None, "input", input)
+    axis = _alias_arg("normalize", "axis", axis, 1, "dim", dim)
+    epsilon = _alias_arg("normalize", "epsilon", epsilon, 1e-12, "eps", eps)
+    rank = len(x.shape)
+    if not -rank <= axis < max(rank, 1):
+        raise ValueError(f"normalize: Attr(axis) value should be in range [-R, R-1], R is the rank of x ({rank}); "
+                         f"got axis {axis} (a 1-D x takes axis 0 or -1)")
     norm = run_op("p_norm", x, porder=float(p), axis=int(axis), epsilon=1e-12, keepdim=True, asvector=False)
-    return run_op("elementwise_div", x, run_op("elementwise_max", norm, scalar_like(float(epsilon), x)))
+    res = run_op("elementwise_div", x, run_op("elementwise_max", norm, scalar_like(float(epsilon), x)))
+    if out is not None:
+        from ...api.creation import assign
+        return assign(res, out)
+    return res
+
+
+def _alias_arg(fn, name, value, default, alias, alias_value):
+    """Paddle's parameter aliases (``input`` for ``x`` ...): the alias wins when only it is given."""
+    if alias_value is None:
+        if value is None and default is None:
+            raise TypeError(f"{fn}() missing required argument '{name}' (or its alias '{alias}')")
+        return value
+    if value is not None and value is not default:
+        raise TypeError(f"{fn}(): got both '{name}' and its alias '{alias}'; pass one")
+    return alias_value
 
 
 def cosine_similarity(x1, x2, axis=1, eps=1e-8):

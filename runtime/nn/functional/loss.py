@@ -14,6 +14,8 @@ import numpy as np
 from ...dispatch import run_op
 from ...dtype import convert_dtype
 from ...api._helpers import scalar_like
+from ...api.arg_checks import check_variable_and_dtype
+from ...api.out_names import name_output
 from .common import (_cast, _reshape, _squeeze, _unsqueeze, _reduce_sum, _reduce_mean, _mul, _add,
                      _sub)
 
@@ -153,6 +155,8 @@ def nll_loss(input, label, weight=None, ignore_index=-100, reduction="mean", nam
 def mse_loss(input, label, reduction="mean", name=None):
     """(input - label)^2, reduced."""
     _check_reduction(reduction, "mse_loss")
+    check_variable_and_dtype(input, "input", ("float32", "float64"), "mse_loss", 0)
+    check_variable_and_dtype(label, "label", ("float32", "float64"), "mse_loss", 1)
     return _reduce(run_op("square", run_op("elementwise_sub", input, label)), reduction)
 
 
@@ -164,7 +168,7 @@ def square_error_cost(input, label):
 def l1_loss(input, label, reduction="mean", name=None):
     """|input - label|, reduced."""
     _check_reduction(reduction, "l1_loss")
-    return _reduce(run_op("abs", run_op("elementwise_sub", input, label)), reduction)
+    return name_output(_reduce(run_op("abs", run_op("elementwise_sub", input, label)), reduction), name)
 
 
 def binary_cross_entropy(input, label, weight=None, reduction="mean", name=None):

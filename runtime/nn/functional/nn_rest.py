@@ -9,6 +9,7 @@ import numpy as np
 
 from ...dispatch import run_op
 from ...tensor import Tensor
+from ...api.arg_checks import check_variable_and_dtype
 from ...api.inplace_extra import _make
 from ...api.math import tanh_  # noqa: F401  (paddle.nn.functional.tanh_ is paddle.tanh_)
 from . import activation as _act
@@ -140,6 +141,7 @@ _softmax_inplace = _make("softmax_", _act.softmax)
 def softmax_(x, axis=-1, dtype=None, name=None):
     """In-place ``softmax``. With ``dtype`` Paddle casts first and works on the cast copy, so ``x``
     itself is left unchanged and the result is a new tensor; the same here."""
+    check_variable_and_dtype(x, "x", ("float16", "float32", "float64"), "softmax")
     if dtype is not None:
         return _act.softmax(x, axis=axis, dtype=dtype)
     return _softmax_inplace(x, axis)

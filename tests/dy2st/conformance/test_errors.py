@@ -105,7 +105,7 @@ def test_branch_dtypes_differ():
 def test_multi_element_condition():
     sf = paddle.jit.to_static(multi_element_condition)
     with pytest.raises(ValueError, match=r"the condition of the if at test_errors.py:\d+ is a tensor of shape "
-                                         r"\[3\]; it must hold exactly one element"):
+                                         r"\[3\] when it runs; it must hold exactly one element"):
         sf(POS)
 
 

@@ -47,7 +47,7 @@ def check_values_grad(make_input, fn, eps=1e-6, tol=1e-6, params=()):
         numeric[i] = (loss_at(up) - loss_at(down)) / (2 * eps)
     np.testing.assert_allclose(analytic[0], numeric, rtol=tol, atol=tol, err_msg="gradient of the values")
     for k, p in enumerate(params):
-        arr = p.numpy()          # the parameter's storage: perturbed in place
+        arr = p._data            # the parameter's storage: perturbed in place
         numeric = np.zeros_like(arr)
         for i in np.ndindex(arr.shape):
             orig = arr[i]
