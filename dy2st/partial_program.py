@@ -347,12 +347,18 @@ class PartialProgram:
         # the inference hot path: feed dict, compiled function, wrap
         if self._version != self._program.version:
             self._recompile()
-        feed = {n: x._data if isinstance(x, Tensor) else x for n, x in zip(self._feed_names, inputs)}
+        if self._n_feed == 1:       # the common case without a comprehension's frame (~0.3 µs)
+            x = inputs[0]
+            feed = {self._feed_names[0]: x._data if isinstance(x, Tensor) else x}
+        else:
+            feed = {n: x._data if isinstance(x, Tensor) else x for n, x in zip(self._feed_names, inputs)}
         try:
             outs = self._fn(feed, _global_scope[0].vars, self._bindings)
         except Exception as e:
             _explain(self._compiled, e)
             raise
+        if len(outs) == 1 and type(outs[0]) is np.ndarray and state.tracer is None:
+            return [_wrap(outs[0])]         # the common case: one array, no TracedLayer recording
         res = [_wrap(o) for o in outs if type(o) is np.ndarray]
         if len(res) != len(outs):
             res = [_wrap(self._out(o, i)) for i, o in enumerate(outs)]

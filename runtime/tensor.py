@@ -133,6 +133,50 @@ def tensor_method(func=None, *, name=None):
 _CLEARED = {}     # (shape, dtype) -> the read-only zeros clear_gradient() leaves
 
 
+class Size(list):
+    """``Tensor.shape``: a list of ints (Paddle 3's ``paddle.Size``) that also equals the tuple of the same
+    ints, prints as ``paddle.Size([2, 3])``, slices and concatenates to Sizes and knows its `numel`."""
+
+    __slots__ = ()
+
+    def numel(self):
+        n = 1
+        for d in self:
+            n *= int(d)
+        return n
+
+    def __eq__(self, other):
+        if isinstance(other, tuple):
+            return list.__eq__(self, list(other))
+        return list.__eq__(self, other)
+
+    def __ne__(self, other):
+        eq = self.__eq__(other)
+        return eq if eq is NotImplemented else not eq
+
+    __hash__ = None      # a mutable list, as Paddle's
+
+    def __getitem__(self, i):
+        out = list.__getitem__(self, i)
+        return Size(out) if isinstance(i, slice) else out
+
+    def __add__(self, other):
+        return Size(list(self) + list(other))
+
+    def __mul__(self, n):
+        return Size(list.__mul__(self, n))
+
+    __rmul__ = __mul__
+
+    def __copy__(self):
+        return Size(self)
+
+    def __repr__(self):
+        return f"paddle.Size({list(self)})"
+
+    __str__ = __repr__
+
+
 class Tensor(TensorMethods):
     """An n-dimensional array on the CPU with optional gradient tracking.
 
@@ -177,7 +221,7 @@ class Tensor(TensorMethods):
     # -- metadata --------------------------------------------------------------------------
     @property
     def shape(self):
-        return list(self._data.shape)
+        return Size(self._data.shape)
 
     @property
     def dtype(self):

@@ -93,26 +93,7 @@ class iinfo:
 
 
 
-class Size(list):
-    """A shape: a list of ints that prints as ``paddle.Size([2, 3])`` and knows its `numel`."""
-
-    def numel(self):
-        n = 1
-        for d in self:
-            n *= int(d)
-        return n
-
-    def __getitem__(self, i):
-        out = list.__getitem__(self, i)
-        return Size(out) if isinstance(i, slice) else out
-
-    def __add__(self, other):
-        return Size(list(self) + list(other))
-
-    def __repr__(self):
-        return f"paddle.Size({list(self)})"
-
-    __str__ = __repr__
+from ..tensor import Size  # noqa: E402,F401  (the type of Tensor.shape; defined with Tensor)
 
 
 

@@ -64,7 +64,11 @@ def _reduce_mean(x, dim=[0], keep_dim=False, reduce_all=False, in_dtype=-1, out_
             # np.mean's own steps (one add.reduce, one true_divide by the count) without its Python
             # wrapper, which costs more than the reduction on small tensors: identical results
             s = np.add.reduce(x, axis=axes, dtype=acc, keepdims=keep_dim)
-            return np.asarray(np.true_divide(s, x.size // max(np.size(s), 1))).astype(od, copy=False)
+            n = x.size // max(s.size, 1)
+            # real floats: ``/``, the same IEEE division as np.true_divide (a Python int operand is weak in
+            # both), but on the numpy scalar of a full reduction it skips the ufunc machinery (0.05 µs
+            # against 1.3); complex keeps the ufunc (its division algorithm is the reference)
+            return np.asarray(s / n if od.kind == "f" else np.true_divide(s, n)).astype(od, copy=False)
         return np.asarray(np.mean(x, axis=axes, dtype=acc, keepdims=keep_dim)).astype(od, copy=False)
     # integer / bool mean: Paddle keeps the dtype, truncating toward zero
     n = int(np.prod([x.shape[a] for a in axes], dtype=np.int64))

@@ -29,8 +29,12 @@ def register_static_grad(op_type, rule, grad_inputs):
     STATIC_GRADS[op_type] = (rule, grad_inputs)
 
 
-def _ensure_static_grads():
+def _ensure_control_flow_grads():
     from . import control_flow_grad  # noqa: F401  (registers the control-flow rules)
+
+
+def _ensure_static_grads():
+    _ensure_control_flow_grads()
     from ..double_grad import ensure_double_grads
     ensure_double_grads()       # grad ops in the program (paddle.grad in to_static) are differentiable
 

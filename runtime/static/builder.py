@@ -21,6 +21,11 @@ def build_op(opdef, inputs, attrs):
     in_slots = {}
     metas = []
     needs_grad = False
+    if opdef.grad is None and opdef.type.endswith("_grad"):
+        # a grad op in the Program (paddle.grad inside to_static): its own gradient rule (second order) is
+        # installed on first need, not while tracing every forward (importing the rules costs ~30 ms)
+        from ..double_grad import ensure_double_grads
+        ensure_double_grads()
     static_grad = opdef.grad is None and _has_static_grad(opdef.type)
     # an op whose gradient exists only in Programs declares no differentiable slots: any float input counts
     diff_slots = {s.name for s in opdef.inputs} if static_grad else opdef.differentiable
@@ -92,8 +97,8 @@ def build_op(opdef, inputs, attrs):
 
 def _has_static_grad(op_type):
     """Whether ``op_type`` has a gradient only inside Programs (read_from_array, select_input ...)."""
-    from .backward import STATIC_GRADS, _ensure_static_grads
-    _ensure_static_grads()
+    from .backward import STATIC_GRADS, _ensure_control_flow_grads
+    _ensure_control_flow_grads()
     return op_type in STATIC_GRADS
 
 

@@ -20,8 +20,11 @@ What codegen_patterns proves first (its docstring has the rules): constant ops a
 at compile time and either shared as read-only globals (no statement: hoisted out of loops) or,
 when they could escape (fetched, persistable, read by an op that may hand them out), copied with
 ``.copy()`` where the op was; ``assign`` ops whose source is a fresh temporary nothing reads
-afterwards become plain ``dst = src`` (loop-carried values, branch outputs). The source is
-registered in ``linecache`` so tracebacks and debuggers show it.
+afterwards become plain ``dst = src`` (loop-carried values, branch outputs); elementwise ops that
+are one numpy ufunc for float operands of one dtype call it inline behind a dtype guard
+(``codegen_patterns.inline_call``); top-level while loops driven by an integer counter keep it in
+a Python int (``codegen_loops``). The source is registered in ``linecache`` so tracebacks and
+debuggers show it.
 """
 from __future__ import annotations
 
@@ -34,8 +37,9 @@ import weakref
 import numpy as np
 
 from ..ops.registry import lookup
-from .codegen_loops import bool_array, int_array, match_counter
-from .codegen_patterns import Uses, direct_kwargs, find_aliases, find_constants, literal, match_cond
+from .codegen_loops import bool_array, int_array, match_counter, match_init
+from .codegen_patterns import (INLINABLE, INLINE_GLOBALS, Uses, direct_kwargs, find_aliases, find_constants,
+                                inline_call, literal, match_cond)
 from .interpreter import describe_site, run_block
 from .passes import optimize
 from .partial_grads import partial_kernel
@@ -53,7 +57,7 @@ class _Unset:
 UNSET = _Unset()
 _counter = itertools.count()
 _RESERVED = {"feed", "S", "B", "_env", "_UNSET", "run_block", "None", "True", "False", "_truth", "_all_true",
-             "_nonempty", "_mask", "_no_value", "np"}
+             "_nonempty", "_mask", "_no_value", "np", "_int_array", "_bool_array"} | set(INLINE_GLOBALS)
 
 
 _MAX_IDENT = 48
@@ -169,7 +173,7 @@ def compile_program(program, feed_names=(), fetch_names=(), prune=True, inline_c
     kname = lambda n: names.const(n, glob, "name_" + n)    # noqa: E731  a variable name, as a constant
     glob = {"run_block": run_block, "_UNSET": UNSET, "_truth": _truth, "_all_true": _all_true,
             "_nonempty": _nonempty, "_mask": _mask, "_no_value": _no_value, "_int_array": int_array,
-            "_bool_array": bool_array}
+            "_bool_array": bool_array, **INLINE_GLOBALS}
     info = []
     defined = set()
     used_feeds = []
@@ -312,6 +316,20 @@ def compile_program(program, feed_names=(), fetch_names=(), prune=True, inline_c
                 glob[ident] = constants[id(op)][1]
                 shared.add(n)
 
+    # top-level counted whiles whose counter and first condition are constants: start them as Python values
+    shared_values = {n: glob[names.of[n]] for n in shared}
+    counters, inits, pre_skip = {}, {}, set()
+    top_ops = [entry[0] for entry in info]
+    for op, _, _, _, kind in info:
+        if op.type == "while" and kind == "cf":
+            c = counters[id(op)] = match_counter(program, op, shared_values)
+            # fetched values are fine (rebuilt after the loop as it leaves them); feeds, persistables not
+            m = None if c is None else match_init(program, op, c, top_ops, kinds, uses, constants,
+                                                    pinned - set(fetch_names), shared_values)
+            if m is not None:
+                inits[id(op)] = m
+                pre_skip.update(m[2])
+
     fname = f"run_program_{program.id}_v{program.version}"
     filename = f"<dy2st-compiled program {program.id} v{program.version} #{next(_counter)}>"
     lines = [f"def {fname}(feed, S, B):"]
@@ -413,6 +431,8 @@ def compile_program(program, feed_names=(), fetch_names=(), prune=True, inline_c
             if part is not None:
                 glob[k], kwargs = part, ""
         call = f"{k}({', '.join(args)}{kwargs if args else kwargs[2:]})"
+        if len(targets) == 1 and targets[0] != "_" and op.type in INLINABLE:
+            call = inline_call(op, args, call) or call
         if len(targets) == 1 and targets[0] == "_":
             emit(call, site, depth)
         else:
@@ -429,7 +449,7 @@ def compile_program(program, feed_names=(), fetch_names=(), prune=True, inline_c
         conds = [v(n) for n in names_]
         counter = None
         if op.type == "while" and depth == 1 and top_live_after:
-            counter = match_counter(program, op, {n: glob[names.of[n]] for n in shared})
+            counter = counters.get(id(op))
         if counter is not None:
             emit_counted_while(op, counter, site, defs)
             return
@@ -447,8 +467,14 @@ def compile_program(program, feed_names=(), fetch_names=(), prune=True, inline_c
     def emit_counted_while(op, c, site, defs):
         """A top-level while whose condition a `codegen_loops.Counter` drives: the counter in a Python int."""
         ctr, cv = names.fresh("counter"), v(c.cond)
-        emit(f"{ctr} = int({v(c.var)}.item())", site, 1)
-        emit(f"while {cv} is True or ({cv} is not False and _truth({cv}, 'while')):", site, 1)
+        init = inits.get(id(op))
+        if init is not None:        # match_init: the ops that made the start value and condition are left out
+            emit(f"{ctr} = {int(init[0])}", site, 1)
+            emit(f"{cv} = {bool(init[1])}", site, 1)
+            emit(f"while {cv}:", site, 1)
+        else:
+            emit(f"{ctr} = int({v(c.var)}.item())", site, 1)
+            emit(f"while {cv} is True or ({cv} is not False and _truth({cv}, 'while')):", site, 1)
         inner = _Scoped(defs)
         emit_ops([sop for sop in program.blocks[op.attrs["sub_block"]].ops if id(sop) not in c.skip], 2, inner)
         emit(f"{ctr} += {c.step}", site, 2)
@@ -548,7 +574,8 @@ def compile_program(program, feed_names=(), fetch_names=(), prune=True, inline_c
         else:
             if op.type == "while" and info[i][4] == "cf":   # what is read after it (codegen_loops)
                 top_live_after[:] = [keep_to_end | {n for n, j in last.items() if j >= end}]
-            emit_op(op, opdef, info[i][4], 1, definite)
+            if id(op) not in pre_skip:
+                emit_op(op, opdef, info[i][4], 1, definite)
             top_live_after.clear()
         for n in cf_writes:
             if n not in definite:

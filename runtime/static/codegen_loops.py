@@ -8,6 +8,10 @@ counter — an integer of one element, stepped by a constant, compared with a co
 else in the loop — the generated code keeps it in a Python ``int`` and the condition in a Python
 ``bool``, and turns them back into arrays after the loop when something reads them there.
 
+When the counter's start value is a constant and the loop's first condition a comparison of it with
+a constant (``i = paddle.zeros(...)`` then ``i < 3`` right before the loop: `match_init`), those two ops
+are left out too: the int starts at the constant and the condition at the bool the comparison gives.
+
 Exactness: the step and the bound are integers below 2**31 in absolute value, so the Python value never
 leaves the range of the counter's dtype before the comparison stops the loop (an int32 counter that
 would wrap in numpy is refused by that bound, not silently computed differently).
@@ -16,7 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["Counter", "match_counter", "int_array", "bool_array"]
+__all__ = ["Counter", "match_counter", "match_init", "int_array", "bool_array"]
 
 _COMPARES = {"less_than": "<", "less_equal": "<=", "greater_than": ">", "greater_equal": ">=",
              "not_equal": "!="}
@@ -125,3 +129,50 @@ def bool_array(value, shape):
     if isinstance(value, bool):
         return np.full(shape, value, dtype=np.bool_)
     return value
+
+
+def match_init(program, while_op, c, top_ops, kinds, uses, constants, pinned, const_values):
+    """``(start, cond0, skip)`` when the counter ``c`` of the top-level ``while_op`` starts from a constant
+    op (or an ``assign`` copy of a shared constant) and the loop's first condition is a comparison of it
+    with a constant, both top-level ops before the loop whose results nothing reads but the loop and the
+    code after it: the generated code then starts the Python counter at ``start`` and the condition at
+    the bool ``cond0`` (computed now, as the comparison would) and leaves out those two ops (``skip``:
+    their ids). Else None.
+
+    ``top_ops``: the global block's ops that run, in order; ``constants``: codegen_patterns.find_constants."""
+    if c.var in pinned or c.cond in pinned:
+        return None
+    where = {id(op): k for k, op in enumerate(top_ops)}
+    w_at = where.get(id(while_op))
+    if w_at is None:
+        return None
+    found = []
+    for n in (c.var, c.cond):
+        outside = [w for w in uses.writers.get(n, ()) if id(w) not in c.skip]
+        if len(outside) != 1 or where.get(id(outside[0]), w_at) >= w_at or kinds.get(id(outside[0])) != "kernel":
+            return None
+        found.append(outside[0])
+    init, cmp = found
+    if cmp.type not in _COMPARES or cmp.attrs.get("axis", -1) != -1:
+        return None
+    if id(init) in constants:                   # a constant op (its copy)
+        start = np.asarray(constants[id(init)][1])
+    elif init.type == "assign" and init.inputs.get("X", [None])[0] in const_values:   # a copy of a shared one
+        start = np.asarray(const_values[init.inputs["X"][0]])
+    else:
+        return None
+    if start.size != 1 or start.dtype != c.dtype:
+        return None
+    start = int(start.reshape(-1)[0])
+    bound = _int_constant(cmp.inputs["Y"][0], const_values)
+    if cmp.inputs["X"] != [c.var] or bound is None or not -_LIMIT < start < _LIMIT:
+        return None
+    # nothing but the comparison, the loop (its counter ops) and the code after the loop reads them
+    for n, allowed in ((c.var, {id(cmp), id(while_op)}), (c.cond, {id(while_op)})):
+        for r in uses.readers.get(n, ()):
+            if id(r) in allowed or id(r) in c.skip or where.get(id(r), -1) > w_at:
+                continue
+            return None
+    cond0 = {"<": start < bound, "<=": start <= bound, ">": start > bound, ">=": start >= bound,
+             "!=": start != bound}[_COMPARES[cmp.type]]
+    return start, cond0, {id(init), id(cmp)}

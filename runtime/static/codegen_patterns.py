@@ -31,6 +31,7 @@ import math
 
 import numpy as np
 
+from ..ops import activation as _activation
 from ..ops.registry import lookup
 from .prune import op_reads_writes
 
@@ -327,3 +328,56 @@ def literal(val):
 def _unique(names):
     seen = set()
     return [n for n in names if not (n in seen or seen.add(n))]
+
+
+# -- inline ufunc calls ------------------------------------------------------------------------------
+# Ops whose kernel, for operands of one float dtype, is exactly one numpy ufunc call: the generated code
+# calls the ufunc itself behind a dtype guard and keeps the kernel call for every other input (dtype
+# promotion, integer inputs ...), so results are the kernel's bit for bit. Saves the kernel's Python
+# frame (~0.1-0.2 µs a call), which is what small tensors in loops pay most (the control-flow model).
+_BINARY_INLINE = {"elementwise_add": np.add, "elementwise_sub": np.subtract, "elementwise_mul": np.multiply}
+# unary ops whose kernel is ``f(as_float(x))``: the same ``f`` for float inputs (as_float returns them as
+# they are); relu's kernel is ``np.maximum(x, 0)`` for every input, so it needs no guard
+_UNARY_INLINE = {"tanh": np.tanh, "sigmoid": _activation.sigmoid}
+INLINE_GLOBALS = {"_uf_" + t.split("_")[-1]: f for t, f in {**_BINARY_INLINE, **_UNARY_INLINE}.items()}
+INLINE_GLOBALS["_uf_maximum"] = np.maximum
+# comparisons: ``np.asarray(ufunc(x, y))`` for operands of one dtype (the kernel's asarray keeps 0-D results arrays)
+_COMPARE_INLINE = {"less_than": np.less, "less_equal": np.less_equal, "greater_than": np.greater,
+                   "greater_equal": np.greater_equal, "equal": np.equal, "not_equal": np.not_equal}
+INLINE_GLOBALS.update({"_uf_" + t: f for t, f in _COMPARE_INLINE.items()})
+INLINE_GLOBALS["_uf_asarray"] = np.asarray
+INLINABLE = frozenset(_BINARY_INLINE) | frozenset(_UNARY_INLINE) | frozenset(_COMPARE_INLINE) | {"scale", "relu"}
+
+
+def inline_call(op, args, fallback):
+    """Source of the guarded expression for ``op`` (its argument sources ``args``; ``fallback``: the source
+    of the kernel call it replaces, kept for the inputs the guard sends back), or None when the op has no
+    exact inline form. The ufuncs are the ``INLINE_GLOBALS``."""
+    t = op.type
+    if t in _BINARY_INLINE:
+        if op.attrs.get("axis", -1) != -1 or len(args) != 2:
+            return None
+        a, b = args
+        return f"_uf_{t.split('_')[-1]}({a}, {b}) if {a}.dtype is {b}.dtype else {fallback}"
+    if t in _COMPARE_INLINE:
+        if op.attrs.get("axis", -1) != -1 or len(args) != 2:
+            return None
+        a, b = args
+        return f"_uf_asarray(_uf_{t}({a}, {b})) if {a}.dtype is {b}.dtype else {fallback}"
+    if t == "relu" and len(args) == 1:
+        return f"_uf_maximum({args[0]}, 0)"
+    if t in _UNARY_INLINE and len(args) == 1:
+        # the kernel casts integer / bool inputs to float32 first (as_float); floats go as they are
+        return f"_uf_{t}({args[0]}) if {args[0]}.dtype.kind == 'f' else {fallback}"
+    if t == "scale" and args[1:] == ["None", "None"] and op.attrs.get("bias_after_scale", True):
+        s, b = op.attrs.get("scale", 1.0), op.attrs.get("bias", 0.0)
+        if type(s) is not float or type(b) is not float or not (math.isfinite(s) and math.isfinite(b)):
+            return None
+        if b == 0:
+            # the scale kernel of float tensors: np.multiply(x, scale) with the attribute as a Python float
+            return f"_uf_mul({args[0]}, {s!r}) if {args[0]}.dtype.kind in 'fc' else {fallback}"
+        if s == 1.0:
+            # ``x + b`` / ``x - b``: the kernel's ``x * 1.0`` is x itself (exact), then ``+= bias``
+            return f"_uf_add({args[0]}, {b!r}) if {args[0]}.dtype.kind in 'fc' else {fallback}"
+        return None
+    return None

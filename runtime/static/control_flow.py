@@ -324,9 +324,12 @@ def _refresh_stop_gradient(program, body, carried, before):
     from the previous iteration. Cuts made while building (detach, ``stop_gradient = True``, no_grad)
     are kept; ``before`` holds the outer flags from before the body was built."""
     from ..ops.registry import lookup
-    from .backward import _diff_inputs, _ensure_static_grads
-    _ensure_static_grads()
+    from .backward import _diff_inputs, _ensure_control_flow_grads, _ensure_static_grads
     ops = list(_body_ops(program, body))
+    if any(op.type.endswith("_grad") for op in ops):
+        _ensure_static_grads()          # grad ops in the body: their second-order rules
+    else:
+        _ensure_control_flow_grads()
     carried = set(carried)
     written = {}
     for op in ops:

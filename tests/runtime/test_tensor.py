@@ -153,3 +153,22 @@ def test_inplace_version_counts_as_paddles(tmp_path):
     ns = {}
     exec(INPLACE_VERSION_CODE, ns)
     assert ns["versions"](dy2st) == json.loads((tmp_path / "v.json").read_text())
+
+
+SHAPE_CODE = '''
+def shapes(paddle):
+    s = paddle.ones([2, 3]).shape
+    return [repr(s), str(s), s == (2, 3), (2, 3) == s, s == [2, 3], s != (2, 3), repr(s[1:]), repr(s + [4]),
+            s.numel(), type(s[0]).__name__, isinstance(s, list), repr(paddle.to_tensor(1.0).shape)]
+'''
+
+
+def test_shape_is_a_size_as_paddles(tmp_path):
+    from tests.interop.paddle_runner import run_paddle
+    proc = run_paddle(SHAPE_CODE + "import json, paddle\njson.dump(shapes(paddle), open('s.json', 'w'))\n", tmp_path)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    import json
+    import dy2st
+    ns = {}
+    exec(SHAPE_CODE, ns)
+    assert ns["shapes"](dy2st) == json.loads((tmp_path / "s.json").read_text())
