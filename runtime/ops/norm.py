@@ -74,10 +74,11 @@ def _batch_norm(x, scale, bias, mean, variance, momentum_tensor=None, is_test=Fa
                 epsilon=_EPS, data_layout="NCHW", use_global_stats=False, trainable_statistics=False, **_):
     axes, bshape = _bn_setup(x, data_layout)
     if _bn_mode(is_test, use_global_stats, trainable_statistics):
-        inv = (1.0 / np.sqrt(variance.astype(x.dtype, copy=False) + epsilon)).reshape(bshape)
-        y = x - mean.astype(x.dtype, copy=False).reshape(bshape)
-        _inplace(np.multiply, y, inv)
-        mean_out, var_out = mean.copy(), variance.copy()
+        # running statistics: one per-channel affine map, two passes over x instead of four
+        a, shift = bn_eval_affine(x.dtype, scale, bias, mean, variance, epsilon)
+        y = np.multiply(x, a.reshape(bshape))
+        y = _inplace(np.add, y, shift.reshape(bshape))
+        return y.astype(x.dtype, copy=False), mean.copy(), variance.copy()
     else:
         y, mu, var, _ = _normalize(x, axes, epsilon)
         m = _momentum(momentum_tensor, momentum)
@@ -90,6 +91,18 @@ def _batch_norm(x, scale, bias, mean, variance, momentum_tensor=None, is_test=Fa
     if bias is not None:
         y = _inplace(np.add, y, bias.astype(x.dtype, copy=False).reshape(bshape))
     return y.astype(x.dtype, copy=False), mean_out, var_out
+
+
+def bn_eval_affine(dtype, scale, bias, mean, variance, epsilon):
+    """Eval-mode batch_norm as ``x * a + shift`` per channel: a = scale / sqrt(variance + epsilon),
+    shift = bias - mean * a (1-D arrays of ``dtype``; Scale / Bias may be None)."""
+    a = 1.0 / np.sqrt(variance.astype(dtype, copy=False) + epsilon)
+    if scale is not None:
+        a = a * scale.astype(dtype, copy=False)
+    shift = -(mean.astype(dtype, copy=False) * a)
+    if bias is not None:
+        shift += bias.astype(dtype, copy=False)
+    return a.astype(dtype, copy=False), shift.astype(dtype, copy=False)
 
 
 def _inplace(ufunc, y, other):
@@ -149,6 +162,33 @@ register("batch_norm", ["X", "Scale?", "Bias?", "Mean", "Variance", "MomentumTen
 grad_op("batch_norm", ["X", "Scale?", "Bias?", "Mean", "Variance", "MomentumTensor?",
                        "Y@GRAD?", "MeanOut@GRAD?", "VarianceOut@GRAD?"],
         ["X@GRAD", "Scale@GRAD?", "Bias@GRAD?"], _batch_norm_grad)
+
+
+# fused_bn_eval_act (internal: made by the fuse_conv graph pass for batch_norm + relu / relu6 that no
+# convolution precedes, e.g. DenseNet's pre-activation layers): the activation in batch_norm's own buffer
+_BN_ACTIVATIONS = ("relu", "relu6")
+
+
+def _bn_eval_act(x, scale, bias, mean, variance, epsilon=_EPS, data_layout="NCHW", activation="relu", **_):
+    if activation not in _BN_ACTIVATIONS:
+        raise ValueError(f"fused_bn_eval_act: activation must be one of {_BN_ACTIVATIONS}, got {activation!r}")
+    _, bshape = _bn_setup(x, data_layout)
+    a, shift = bn_eval_affine(x.dtype, scale, bias, mean, variance, epsilon)
+    y = np.multiply(x, a.reshape(bshape))
+    y = _inplace(np.add, y, shift.reshape(bshape)).astype(x.dtype, copy=False)
+    if activation == "relu":
+        return np.maximum(y, 0, out=y)
+    return np.clip(y, 0, 6, out=y)
+
+
+def _bn_eval_act_meta(x, scale, bias, mean, variance, data_layout="NCHW", **_):
+    _channel_axis(len(x.shape), data_layout)
+    return Meta(tuple(x.shape), x.dtype)
+
+
+register("fused_bn_eval_act", ["X", "Scale?", "Bias?", "Mean", "Variance"], ["Y"],
+         {"epsilon": ("FLOAT", _EPS), "data_layout": ("STRING", "NCHW"), "activation": ("STRING", "relu")},
+         kernel=_bn_eval_act, infer_meta=_bn_eval_act_meta, differentiable=(), internal=True)
 
 
 # ---- layer_norm ----------------------------------------------------------------------------

@@ -96,6 +96,31 @@ def convt_ref(Input, Filter, Bias=None, strides=(1, 1), paddings=(0, 0), output_
     return out.transpose(0, 2, 3, 1) if data_format == "NHWC" else out
 
 
+
+def _bn_inputs(x, w):
+    """Inputs of a fused_conv2d_bn row: running statistics of the filter's M channels."""
+    m = w.shape[0]
+    return {"Input": x, "Filter": w, "Scale": r(m), "Bias": r(m), "Mean": r(m), "Variance": rng.uniform(0.2, 2.0, m)}
+
+
+def conv_bn_ref(Input, Filter, Scale, Bias, Mean, Variance, ResidualData=None, epsilon=1e-5, activation="none",
+                **attrs):
+    """conv_ref, then batch_norm with the running statistics, the residual, then the activation."""
+    y = conv_ref(Input, Filter, **attrs)
+    c = (1, 1, 1, -1) if attrs.get("data_format") == "NHWC" else (1, -1, 1, 1)
+    y = (y - Mean.reshape(c)) / np.sqrt(Variance.reshape(c) + epsilon)
+    if Scale is not None:
+        y = y * Scale.reshape(c)
+    if Bias is not None:
+        y = y + Bias.reshape(c)
+    if ResidualData is not None:
+        y = y + ResidualData
+    if activation == "relu":
+        y = np.maximum(y, 0)
+    elif activation == "relu6":
+        y = np.clip(y, 0, 6)
+    return y.astype(Input.dtype)
+
 CASES = [
     OpCase("conv2d", {"Input": r(2, 2, 5, 5), "Filter": r(3, 2, 3, 3)}, conv_ref),
     OpCase("conv2d", {"Input": r(1, 2, 7, 6), "Filter": r(2, 2, 3, 2)}, conv_ref, name="stride_pad4_dilation",
@@ -141,4 +166,42 @@ CASES = [
            check_grad=False, attrs={"strides": [2, 2], "paddings": [1, 1]}),
     OpCase("depthwise_conv2d_transpose", {"Input": r(1, 3, 3, 3), "Filter": r(3, 1, 3, 3)}, convt_ref,
            attrs={"groups": 3, "strides": [2, 2], "paddings": [1, 1]}),
+    # fused_conv2d_bn (made by the fuse_conv pass): filter folding (small filter) and output scaling
+    # (filter larger than the output), relu / relu6 / none, groups, NHWC, no Scale / Bias
+    OpCase("fused_conv2d_bn", _bn_inputs(r(2, 3, 6, 6), r(4, 3, 3, 3)), conv_bn_ref,
+           attrs={"paddings": [1, 1], "activation": "relu"}, check_grad=False),
+    OpCase("fused_conv2d_bn", _bn_inputs(r(1, 6, 2, 2), r(4, 6, 3, 3)), conv_bn_ref, name="scale_output",
+           attrs={"paddings": [1, 1], "activation": "relu6", "epsilon": 1e-3}, check_grad=False),
+    OpCase("fused_conv2d_bn", _bn_inputs(r(2, 4, 5, 5), r(4, 1, 3, 3)), conv_bn_ref, name="depthwise_stride",
+           attrs={"groups": 4, "strides": [2, 2], "paddings": [1, 1]}, check_grad=False),
+    OpCase("fused_conv2d_bn", _bn_inputs(r(2, 5, 4, 3), r(2, 3, 1, 1)), conv_bn_ref, name="nhwc",
+           attrs={"data_format": "NHWC", "activation": "relu"}, check_grad=False),
+    OpCase("fused_conv2d_bn", dict(_bn_inputs(r(1, 2, 4, 4), r(3, 2, 2, 2)), Scale=None, Bias=None), conv_bn_ref,
+           name="no_scale_bias", check_grad=False),
+    OpCase("fused_conv2d_bn", _bn_inputs(r(2, 2, 17, 17), r(3, 2, 3, 3)), conv_bn_ref, name="per_sample_gemm",
+           attrs={"paddings": [1, 1], "activation": "relu"}, check_grad=False),
+    OpCase("fused_conv2d_bn", _bn_inputs(r(2, 2, 3, 16), r(4, 16, 3, 3)), conv_bn_ref, name="whole_batch_nhwc_scale",
+           attrs={"data_format": "NHWC", "paddings": [1, 1]}, check_grad=False),
+    OpCase("fused_conv2d_bn", dict(_bn_inputs(r(2, 3, 5, 5), r(4, 3, 3, 3)), ResidualData=r(2, 4, 5, 5)),
+           conv_bn_ref, name="residual_relu", attrs={"paddings": [1, 1], "activation": "relu"}, check_grad=False),
+    OpCase("fused_conv2d_bn", dict(_bn_inputs(r(1, 3, 9, 9), r(4, 3, 3, 3)), ResidualData=r(1, 4, 1, 1)),
+           conv_bn_ref, name="residual_broadcast", attrs={"paddings": [1, 1]}, check_grad=False),
+    # fused_conv2d_bias_act (made by the fuse_conv pass): per-sample and whole-batch GEMMs, NHWC
+    OpCase("fused_conv2d_bias_act", {"Input": r(1, 3, 6, 6), "Filter": r(4, 3, 3, 3), "Bias": r(4)},
+           lambda Bias, activation, **kw: np.maximum(conv_ref(**kw) + Bias.reshape(1, -1, 1, 1), 0),
+           attrs={"paddings": [1, 1], "activation": "relu"}, check_grad=False),
+    OpCase("fused_conv2d_bias_act", {"Input": 4 * r(2, 3, 5, 5), "Filter": r(4, 3, 3, 3), "Bias": r(4)},
+           lambda Bias, activation, **kw: np.clip(conv_ref(**kw) + Bias.reshape(1, -1, 1, 1), 0, 6),
+           name="whole_batch_relu6", attrs={"strides": [2, 2], "activation": "relu6"}, check_grad=False),
+    OpCase("fused_conv2d_bias_act", {"Input": r(2, 3, 4, 3), "Filter": r(4, 3, 1, 1), "Bias": r(4)},
+           lambda Bias, **kw: conv_ref(**kw) + Bias, name="nhwc", attrs={"data_format": "NHWC"}, check_grad=False),
+    OpCase("fused_conv2d_bias_act", {"Input": r(2, 3, 4, 4).astype(np.float32), "Filter": r(4, 3, 3, 3).astype(np.float32),
+                                     "Bias": r(4)},
+           lambda Bias, activation, **kw: np.maximum(conv_ref(**kw) + Bias.reshape(1, -1, 1, 1), 0),
+           name="bias_promotes", attrs={"activation": "relu"}, check_grad=False, rtol=1e-5, atol=1e-5),
+    # batch > 1 with a small output: one GEMM over the whole batch (with dilation, 4 paddings, stride)
+    OpCase("conv2d", {"Input": r(3, 2, 9, 8), "Filter": r(4, 2, 3, 2)}, conv_ref, name="whole_batch_dilation",
+           attrs={"strides": [2, 1], "paddings": [1, 0, 2, 1], "dilations": [2, 2]}),
+    OpCase("conv2d", {"Input": r(2, 3, 18, 18), "Filter": r(2, 3, 3, 3)}, conv_ref, name="per_sample_large",
+           attrs={"paddings": [1, 1]}, check_grad=False),
 ]

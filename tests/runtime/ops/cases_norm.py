@@ -139,3 +139,26 @@ CASES = [
     OpCase("group_norm", {"X": r(2, 4, 3)}, lambda X, groups: gn_ref(X, groups), attrs={"groups": 4},
            name="ncl_no_affine"),
 ]
+
+
+def bn_eval_act_ref(X, Mean, Variance, Scale=None, Bias=None, activation="relu", **kw):
+    y = bn_eval_ref(X, Mean, Variance, Scale, Bias, **kw)[0]
+    return np.maximum(y, 0) if activation == "relu" else np.clip(y, 0, 6)
+
+
+# eval-mode batch_norm in float32 and without affine; fused_bn_eval_act (made by the fuse_conv pass)
+CASES += [
+    OpCase("batch_norm", {"X": 3 * r(2, C, 3, 2).astype(np.float32), "Scale": pos(C).astype(np.float32),
+                          "Bias": r(C).astype(np.float32), "Mean": r(C).astype(np.float32),
+                          "Variance": pos(C).astype(np.float32)},
+           bn_eval_ref, attrs={"is_test": True}, name="eval_float32", check_grad=False, rtol=1e-5, atol=1e-5),
+    OpCase("batch_norm", {"X": r(2, C, 3), "Mean": r(C), "Variance": pos(C)}, bn_eval_ref,
+           attrs={"is_test": True}, name="eval_no_affine"),
+    OpCase("fused_bn_eval_act", {"X": 3 * r(2, C, 2, 2), "Scale": pos(C), "Bias": r(C), "Mean": r(C),
+                                 "Variance": pos(C)}, bn_eval_act_ref, check_grad=False),
+    OpCase("fused_bn_eval_act", {"X": 5 * r(2, 2, C), "Scale": pos(C), "Bias": r(C), "Mean": r(C),
+                                 "Variance": pos(C)}, bn_eval_act_ref, name="relu6_nhwc",
+           attrs={"activation": "relu6", "data_layout": "NHWC"}, check_grad=False),
+    OpCase("fused_bn_eval_act", {"X": r(3, C), "Mean": r(C), "Variance": pos(C)}, bn_eval_act_ref,
+           name="no_affine_2d", check_grad=False),
+]
