@@ -38,6 +38,8 @@ def run_op(op_type: str, *inputs, **attrs):
         inputs = state.amp.cast_inputs(opdef, inputs)
     if state.static:
         return state.static_builder(opdef, inputs, attrs)
+    if state.op_debug is not None:  # paddle.amp.debugging's tensor checker / op stats (runtime/amp/debugging.py)
+        return state.op_debug(opdef, inputs, attrs)
     return run_eager(opdef, inputs, attrs)
 
 

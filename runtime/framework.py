@@ -40,6 +40,7 @@ class _State(threading.local):
         self.grad_enabled = True
         self.tracer = None
         self.amp = None       # the active paddle.amp.auto_cast region (runtime.amp.op_rules.AmpState) or None
+        self.op_debug = None  # paddle.amp.debugging's eager-op hook (tensor checker / op stats) or None
 
     # one builder for the whole process: a property, so that installing it from any thread (the
     # import of runtime.static may happen in a worker) is seen by all; read only in static mode

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from . import amp_lists, grad_scaler  # noqa: F401
+from . import accuracy_compare, debugging  # noqa: F401  (paddle.amp.debugging)
 from .amp_lists import black_list, white_list  # noqa: F401
 from .auto_cast import (amp_decorate, amp_guard, auto_cast, autocast, decorate,  # noqa: F401
                         get_autocast_dtype, is_autocast_enabled)

@@ -6,6 +6,8 @@ after the sampler is built still applies.
 """
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 import numpy as np
 
 from .. import random as _random
@@ -107,34 +109,46 @@ class SubsetRandomSampler(Sampler):
 
 
 class WeightedRandomSampler(Sampler):
-    """``num_samples`` indices drawn with probability proportional to ``weights``."""
+    """``num_samples`` indices drawn with probability proportional to ``weights`` (a 2-D ``weights``
+    draws ``num_samples`` per row). As in Paddle, the arguments are checked here (ValueError) and the
+    weights when iterating (AssertionError)."""
 
     def __init__(self, weights, num_samples, replacement=True):
-        w = weights.numpy() if isinstance(weights, Tensor) else np.asarray(weights)
-        if w.ndim != 1:
-            raise ValueError(f"WeightedRandomSampler: weights should be 1-D, got shape {list(w.shape)}")
-        w = w.astype(np.float64)
-        if (w < 0).any():
-            raise ValueError("WeightedRandomSampler: weights should be non-negative")
-        if not w.sum() > 0:
-            raise ValueError("WeightedRandomSampler: weights should not all be zero")
-        num_samples = _check_positive_int("num_samples", num_samples, "WeightedRandomSampler")
+        if not isinstance(num_samples, int) or num_samples <= 0:
+            raise ValueError("num_samples should be a positive integer")
         if not isinstance(replacement, bool):
-            raise TypeError(f"WeightedRandomSampler: replacement should be a bool, got {replacement!r}")
-        if not replacement and num_samples > int((w > 0).sum()):
-            raise ValueError(f"WeightedRandomSampler: num_samples ({num_samples}) exceeds the number of "
-                             f"non-zero weights ({int((w > 0).sum())}) and replacement is False")
-        self.weights = w
+            raise ValueError("replacement should be a boolean value")
+        self.weights = weights
         self.num_samples = num_samples
         self.replacement = replacement
 
+    def _checked_weights(self):
+        w = self.weights
+        if isinstance(w, Tensor):
+            w = w.numpy()
+        elif isinstance(w, (list, tuple)):
+            w = np.array(w)
+        assert isinstance(w, np.ndarray), "weights should be paddle.Tensor, numpy.ndarray, list or tuple"
+        assert w.ndim <= 2, "weights should be a 1-D or 2-D array"
+        w = w.reshape((-1, w.shape[-1])).astype(np.float64)
+        assert np.all(w >= 0.0), "weights should be positive value"
+        assert not np.any(w == np.inf), "weights should not be INF"
+        non_zeros = np.sum(w > 0.0, axis=1)
+        assert np.all(non_zeros > 0), "weights should have positive values"
+        if not self.replacement:
+            assert np.all(non_zeros >= self.num_samples), \
+                "weights positive value number should not less than num_samples when replacement=False"
+        return w / w.sum(axis=1, keepdims=True)
+
     def __iter__(self):
-        p = self.weights / self.weights.sum()
-        idx = _random.generator().choice(len(p), size=self.num_samples, replace=self.replacement, p=p)
-        return iter(idx.tolist())
+        p = self._checked_weights()
+        gen = _random.generator()
+        idx = [gen.choice(p.shape[1], size=self.num_samples, replace=self.replacement, p=row) for row in p]
+        return iter(np.concatenate(idx).tolist())
 
     def __len__(self):
-        return self.num_samples
+        shape = np.shape(self.weights.numpy() if isinstance(self.weights, Tensor) else self.weights)
+        return self.num_samples * (int(np.prod(shape)) // shape[-1])
 
 
 class BatchSampler(Sampler):
@@ -142,29 +156,27 @@ class BatchSampler(Sampler):
 
     Give either ``dataset`` (indices then come from a SequenceSampler, or a RandomSampler
     when ``shuffle``) or ``sampler``, not both. ``drop_last`` drops a final short batch.
+    Bad arguments raise AssertionError with Paddle's messages, as Paddle does.
     """
 
     def __init__(self, dataset=None, sampler=None, shuffle=False, batch_size=1, drop_last=False):
-        if dataset is None and sampler is None:
-            raise ValueError("BatchSampler: either dataset or sampler should be set")
-        if dataset is not None and sampler is not None:
-            raise ValueError("BatchSampler: should not set both dataset and sampler")
-        if not isinstance(shuffle, bool):
-            raise TypeError(f"BatchSampler: shuffle should be a bool, got {shuffle!r}")
-        if not isinstance(drop_last, bool):
-            raise TypeError(f"BatchSampler: drop_last should be a bool, got {drop_last!r}")
-        self.batch_size = _check_positive_int("batch_size", batch_size, "BatchSampler")
-        if sampler is not None:
-            if shuffle:
-                raise ValueError("BatchSampler: shuffle should be False when a sampler is given; "
-                                 "pass a RandomSampler instead")
+        if dataset is None:
+            assert sampler is not None, "either dataset or sampler should be set"
+            assert isinstance(sampler, (Sampler, Iterable)), \
+                f"sampler should be either paddle.io.Sampler or Iterable, but got {type(sampler)}"
+            assert not shuffle, "shuffle should be False when sampler is set"
             self.sampler = sampler
         else:
             from .dataset import IterableDataset
-            if isinstance(dataset, IterableDataset):
-                raise TypeError("BatchSampler: dataset should be a map-style Dataset, got an IterableDataset")
+            assert not isinstance(dataset, IterableDataset), "dataset should not be a paddle.io.IterableDataset"
+            assert sampler is None, "should not set both dataset and sampler"
+            assert isinstance(shuffle, bool), f"shuffle should be a boolean value, but got {type(shuffle)}"
             self.sampler = RandomSampler(dataset) if shuffle else SequenceSampler(dataset)
+        assert isinstance(batch_size, int) and batch_size > 0, \
+            f"batch_size should be a positive integer, but got {batch_size}"
+        self.batch_size = batch_size
         self.shuffle = shuffle
+        assert isinstance(drop_last, bool), f"drop_last should be a boolean value, but got {type(drop_last)}"
         self.drop_last = drop_last
 
     def __iter__(self):

@@ -149,7 +149,12 @@ def _range(start, end, step, **_):
     if st == 0:
         raise ValueError("range: step must not be 0")
     if dt.kind in "iu":
-        return np.arange(int(s), int(e), int(st), dtype=dt)
+        # exact integer arithmetic: numpy's arange computes the length through float64, which rounds
+        # bounds past 2**53 (arange(0, -9007199254740994, -9007199254740993) would give one value)
+        s, e, st = int(s), int(e), int(st)
+        n = max(0, -((s - e) // st))
+        with np.errstate(over="ignore"):    # s + i*step wraps only in intermediates; results are in range
+            return (np.arange(n, dtype=dt) * dt.type(st) + dt.type(s)).astype(dt)
     # the length is computed in the output dtype, like Paddle
     with np.errstate(over="ignore", invalid="ignore"):
         n = np.ceil((e - s) / st)

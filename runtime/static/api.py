@@ -13,6 +13,11 @@ __all__ = ["data", "create_parameter", "create_global_var", "cpu_places", "devic
 
 def data(name, shape, dtype=None, lod_level=0):
     """An input variable of the default main program, fed by name (``None``/-1 dims are dynamic)."""
+    from ..framework import state
+    # as Paddle: an assertion outside static mode (dygraph has no program to add an input to)
+    assert state.static, ("In PaddlePaddle 2.x, we turn on dynamic graph mode by default, and 'data()' is only "
+                          "supported in static graph mode. So if you want to use this api, please call "
+                          "'paddle.enable_static()' before this api to enter static graph mode.")
     if not isinstance(name, str) or not name:
         raise ValueError(f"static.data: name must be a non-empty string, got {name!r}")
     if not isinstance(shape, (list, tuple)):

@@ -133,9 +133,9 @@ class Executor:
                 if arr.dtype != dtype:
                     raise ValueError(f"The data type of fed Variable '{name}' must be '{np.dtype(dtype).name}', "
                                      f"but received '{arr.dtype.name}'")
-                if len(arr.shape) != len(shape) or any(d >= 0 and d != a for d, a in zip(shape, arr.shape)):
+                if _feed_shape_differs(shape, arr.shape):
                     raise ValueError(f"The fed Variable '{name}' should have dimensions = {len(shape)}, shape = "
-                                     f"{tuple(shape)}, but received fed shape {list(arr.shape)}")
+                                     f"{tuple(shape)}, but received fed shape {list(arr.shape)} on each device")
             out[name] = arr
         return out
 
@@ -216,3 +216,13 @@ def store_persistables(program, scope, env):
                 t._data = env[name]
             else:
                 scope.vars[name] = env[name]
+
+
+def _feed_shape_differs(declared, fed):
+    """Paddle's ``diff_tensor_shape`` rule (observed on 3.3.1): a feed may have fewer dimensions than
+    declared (``[2]`` for ``[-1, 1]``, ``[6]`` for ``[-1, 3]``); its dimensions are compared with the
+    leading declared ones (-1 matches any size). More dimensions than declared, or a 0-D feed for a
+    declared shape with dimensions, differ."""
+    if len(fed) > len(declared) or (len(fed) == 0 and len(declared) > 0):
+        return True
+    return any(d >= 0 and d != a for d, a in zip(declared, fed))

@@ -60,6 +60,12 @@ class Variable(TensorMethods):
         self.need_check_feed = need_check_feed
 
     @property
+    def desc(self):
+        """Paddle's VarDesc methods over this Variable (``x.desc.set_need_check_feed(False)``)."""
+        from .desc_view import VarDescView
+        return VarDescView(self)
+
+    @property
     def shape(self):
         return list(self._shape)
 
@@ -443,6 +449,18 @@ class Program:
 
     def _bump(self):
         self.version += 1
+
+    @staticmethod
+    def parse_from_string(binary_str):
+        """The Program of ProgramDesc bytes (``program.desc.serialize_to_string()`` or a .pdmodel's bytes)."""
+        from ..formats.pdmodel import parse_program
+        return parse_program(binary_str, "<Program.parse_from_string>")[0]
+
+    @property
+    def desc(self):
+        """Paddle's ProgramDesc methods over this Program (``serialize_to_string``, ``num_blocks`` ...)."""
+        from .desc_view import ProgramDescView
+        return ProgramDescView(self)
 
     def global_block(self) -> Block:
         return self.blocks[0]

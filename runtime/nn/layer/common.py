@@ -292,7 +292,11 @@ class _PadNd(Layer):
         self._data_format = data_format or self._default_format
         self._name = name
 
-    def forward(self, x):
+    def forward(self, x=None, input=None):   # ``input=`` is Paddle's alias of ``x`` (@param_one_alias)
+        if x is None:
+            if input is None:
+                raise TypeError(f"{type(self).__name__}.forward() missing 1 required positional argument: 'x'")
+            x = input
         return F.pad(x, pad=self._pad, mode=self._mode, value=self._value, data_format=self._data_format,
                      name=self._name)
 

@@ -62,8 +62,8 @@ def test_feed_shape_checks(backend):
     with pytest.raises(ValueError, match=r"'x' should have dimensions = 2, shape = \(-1, 3\), but received fed "
                                          r"shape \[2, 4\]"):
         exe.run(main, feed={"x": np.ones((2, 4), np.float32)}, fetch_list=[y])
-    with pytest.raises(ValueError, match=r"received fed shape \[3\]"):
-        exe.run(main, feed={"x": np.ones((3,), np.float32)}, fetch_list=[y])
+    with pytest.raises(ValueError, match=r"received fed shape \[2, 3, 1\] on each device"):
+        exe.run(main, feed={"x": np.ones((2, 3, 1), np.float32)}, fetch_list=[y])
     # the -1 dimension is free
     for n in (1, 5):
         out, = exe.run(main, feed={"x": np.ones((n, 3), np.float32)}, fetch_list=[y])
