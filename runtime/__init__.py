@@ -45,6 +45,8 @@ from . import unique_name, utils, static  # noqa: F401,E402
 from . import fft, signal  # noqa: F401,E402
 from . import amp  # noqa: F401,E402  (paddle.amp: auto_cast, GradScaler, decorate)
 from . import audio  # noqa: F401,E402  (paddle.audio: features, functional, wave I/O, datasets)
+from .audio.functional.window import (bartlett_window, blackman_window, hamming_window,  # noqa: F401,E402
+                                     hann_window, kaiser_window)  # paddle.hann_window ... (torch-style, top level)
 from .api.framework_extra import *  # noqa: F401,F403,E402  (paddle.batch, autocast queries, cuda rng state)
 
 # paddle.autograd's names that live in modules of their own (runtime/autograd.py holds the tape): set on the
