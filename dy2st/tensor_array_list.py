@@ -71,9 +71,10 @@ class TensorArrayList:
             return self._slice(i)
         return tensor_array.array_read(self.array, self._position(i))
 
-    def _bound(self, v, n, default):
-        """Slice bound ``v`` (None, an int or an integer tensor) as an int64 [1] Variable clamped to
-        [0, n], negative values counting from the end, as Python's slices do."""
+    def _bound(self, v, n, default, lo=0, hi=None):
+        """Slice bound ``v`` (None, an int or an integer tensor) as an int64 [1] Variable, negative values
+        counting from the end and the result clamped to [lo, hi] (hi: n when None), as Python's
+        ``slice.indices`` does: [0, n] for a positive step, [-1, n - 1] for a negative one."""
         if v is None:
             return default
         if isinstance(v, (int, np.integer)) and not isinstance(v, bool):
@@ -85,29 +86,41 @@ class TensorArrayList:
                             f"{type(v).__name__}")
         neg = run_op("cast", run_op("less_than", v, _int64_1(0)), in_dtype=0, out_dtype=3)
         v = run_op("elementwise_add", v, run_op("elementwise_mul", neg, n))
-        return run_op("elementwise_min", run_op("elementwise_max", v, _int64_1(0)), n)
+        top = n if hi is None else hi
+        return run_op("elementwise_min", run_op("elementwise_max", v, _int64_1(lo)), top)
 
     def _slice(self, s):
-        """``lst[start:stop]`` of the array: a new array holding those items (a while op copies them)."""
-        if s.step not in (None, 1):
-            raise TypeError("slicing a list built in a tensor loop supports step 1 only; paddle.stack it and "
-                            "slice the tensor for other steps")
+        """``lst[start:stop:step]`` of the array: a new array holding those items (a while op copies them).
+        The step is a Python int (any sign but 0), the bounds ints or integer tensors, with Python's rules."""
+        step = 1 if s.step is None else s.step
+        if isinstance(step, bool) or not isinstance(step, (int, np.integer)):
+            raise TypeError("the step of a slice of a list built in a tensor loop must be a Python int (it decides "
+                            f"the loop's direction while the Program is built), got {type(step).__name__}")
+        step = int(step)
+        if step == 0:
+            raise ValueError("slice step cannot be zero")
         from runtime.static.control_flow import while_loop
         n = tensor_array.array_length(self.array)
-        start = self._bound(s.start, n, _int64_1(0))
-        stop = self._bound(s.stop, n, n)
+        if step > 0:
+            start = self._bound(s.start, n, _int64_1(0))
+            stop = self._bound(s.stop, n, n)
+            compare = "less_than"
+        else:
+            last = run_op("scale", n, scale=1.0, bias=-1.0)
+            start = self._bound(s.start, n, last, lo=-1, hi=last)
+            stop = self._bound(s.stop, n, _int64_1(-1), lo=-1, hi=last)
+            compare = "greater_than"
         out = tensor_array.create_array(self.array.dtype)
 
-        def cond(i):
-            return run_op("less_than", i, stop)
+        def cond(i, j):
+            return run_op(compare, i, stop)
 
-        def body(i):
+        def body(i, j):
             # the new array is written in place (not a loop variable: the while op lists it as an output)
-            item = tensor_array.array_read(self.array, i)
-            tensor_array.array_write(item, run_op("elementwise_sub", i, start), out)
-            return [run_op("scale", i, scale=1.0, bias=1.0)]
+            tensor_array.array_write(tensor_array.array_read(self.array, i), j, out)
+            return [run_op("scale", i, scale=1.0, bias=float(step)), run_op("scale", j, scale=1.0, bias=1.0)]
 
-        while_loop(cond, body, [run_op("assign", start)])
+        while_loop(cond, body, [run_op("assign", start), _int64_1(0)])
         return TensorArrayList(out)
 
     def __setitem__(self, i, v):

@@ -215,7 +215,7 @@ def pad(x, pad, mode="constant", value=0.0, data_format=None, pad_from_left_axis
     if isinstance(pad, Tensor):
         pad = [int(v) for v in pad.numpy().reshape(-1)]
     elif _static(pad):
-        raise NotImplementedError(f"{fn}: a static-graph tensor as pad is not supported; pass a list of ints")
+        return _pad_by_tensor(x, pad, mode, value, data_format, ndim)
     if not isinstance(pad, (list, tuple)) or not all(isinstance(v, (int, np.integer)) for v in pad):
         raise TypeError(f"{fn}: pad must be a list of ints, got {pad!r}")
     pad = [int(v) for v in pad]
@@ -252,6 +252,48 @@ def pad(x, pad, mode="constant", value=0.0, data_format=None, pad_from_left_axis
     if axes:
         x = run_op("unsqueeze2", x, None, None, axes=axes)
     out = run_op("pad3d", x, None, paddings=pad, mode=mode, value=float(value),
+                 data_format="NDHWC" if channel_last else "NCDHW")
+    if axes:
+        out = run_op("squeeze2", out, axes=axes)
+    return out
+
+
+def _pad_spatial_format(ndim, data_format, mode, fn="pad"):
+    if ndim not in _PAD_FORMATS:
+        raise ValueError(f"{fn}: {mode} padding needs a 3-D, 4-D or 5-D input, got {ndim}-D")
+    if data_format is None:
+        data_format = _PAD_FORMATS[ndim][0]
+    if data_format not in _PAD_FORMATS[ndim]:
+        raise ValueError(f"{fn}: data_format for a {ndim}-D input must be one of {list(_PAD_FORMATS[ndim])}, "
+                         f"got {data_format!r}")
+    return data_format
+
+
+def _pad_by_tensor(x, pad, mode, value, data_format, ndim):
+    """F.pad whose ``pad`` is a Variable of a Program (its values known only when it runs): the spatial form
+    (``2 * (ndim - 2)`` values, any mode) becomes Paddle's ``pad3d`` with the ``Paddings`` tensor input,
+    as Paddle builds it; the all-dims constant form has no tensor input in Paddle's ``pad`` op: refused."""
+    from ...api.creation import zeros
+    from ...api.manipulation import concat
+    n = pad.shape[0] if len(pad.shape) == 1 else -2
+    if n != 2 * (ndim - 2) or ndim not in _PAD_FORMATS:
+        raise NotImplementedError(
+            f"pad: a tensor `pad` of shape {list(pad.shape)} for a {ndim}-D input: inside a Program only the "
+            f"spatial form (a 1-D tensor of {2 * max(ndim - 2, 0)} values for a 3-D/4-D/5-D input) can be a "
+            "tensor; pass a list of ints for the all-dimensions form")
+    data_format = _pad_spatial_format(ndim, data_format, mode)
+    channel_last = data_format[-1] == "C"
+    pads = run_op("cast", pad, in_dtype=pad.dtype.proto, out_dtype=2) if pad.dtype.name != "int32" else pad
+    axes = []
+    if ndim == 3:
+        pads = concat([zeros([4], "int32"), pads])
+        axes = [2, 3] if channel_last else [3, 4]
+    elif ndim == 4:
+        pads = concat([pads, zeros([2], "int32")])
+        axes = [1] if channel_last else [2]
+    if axes:
+        x = run_op("unsqueeze2", x, None, None, axes=axes)
+    out = run_op("pad3d", x, pads, paddings=[], mode=mode, value=float(value),
                  data_format="NDHWC" if channel_last else "NCDHW")
     if axes:
         out = run_op("squeeze2", out, axes=axes)

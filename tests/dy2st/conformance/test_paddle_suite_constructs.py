@@ -288,3 +288,25 @@ def test_super_calls(cls):
     for v in (1.0, -1.0):
         x = paddle.to_tensor(np.full([2], v, "float32"))
         np.testing.assert_allclose(paddle.jit.to_static(net)(x).numpy(), net(x).numpy())
+
+
+def pad_by_tensor(x, p):
+    # F.pad whose pad is a tensor input: pad3d with its Paddings tensor inside the Program (Paddle's form)
+    a = paddle.nn.functional.pad(x, p, mode="reflect")
+    b = paddle.nn.functional.pad(x, p, mode="constant", value=1.5)
+    return a * 2.0 + b
+
+
+def test_pad_with_a_tensor_pad(backend):
+    x4 = np.arange(2 * 3 * 4 * 5, dtype="float32").reshape(2, 3, 4, 5) / 10.0
+    check(pad_by_tensor, [[x4, np.array([1, 2, 0, 1], "int64")], [x4, np.array([0, 3, 2, 2], "int32")]], backend)
+
+
+def pad_all_dims_by_tensor(x, p):
+    return paddle.nn.functional.pad(x, p)
+
+
+def test_pad_all_dims_with_a_tensor_pad_is_refused_clearly():
+    x2 = paddle.to_tensor(np.ones((2, 3), "float32"))
+    with pytest.raises(NotImplementedError, match="only the spatial form"):
+        paddle.jit.to_static(pad_all_dims_by_tensor)(x2, paddle.to_tensor(np.array([1, 1, 0, 2], "int64")))
