@@ -1,149 +1,16 @@
-"""Run Paddle's dygraph_to_static test files twice (real Paddle, dy2st as `paddle`), tabulate.
+"""Paddle's test/dygraph_to_static files against dy2st (AST mode): see ../harness.py for the usage.
 
-usage: python run_harness.py [--mode both|paddle|ours] [--jobs N] [files...]
-Results: results/<mode>/<file>.xml (junit), summary in results/table.md and results/summary.json.
+Put the files in ./tests (git-ignored); support/ holds our replacement of Paddle's
+dygraph_to_static_util(s) helpers (every test method runs once, in AST mode) and pytest.ini.
 """
-import argparse
-import shutil
-import concurrent.futures
-import json
 import os
-import re
-import subprocess
 import sys
-import xml.etree.ElementTree as ET
-from collections import Counter, defaultdict
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-TESTS = os.environ.get("PADDLE_SUITE_TESTS", os.path.join(HERE, "tests"))   # Paddle's files (not in git)
-PY = sys.executable
-REPO = os.path.abspath(os.path.join(HERE, "..", "..", ".."))   # the dy2st checkout
-PLUGINS = os.path.abspath(os.path.join(HERE, ".."))            # paddle_shim.py
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from harness import Suite  # noqa: E402
 
-
-def run_one(mode, fname, timeout):
-    out_dir = os.path.join(HERE, "results", mode)
-    os.makedirs(out_dir, exist_ok=True)
-    xml = os.path.join(out_dir, fname.replace(".py", ".xml"))
-    log = os.path.join(out_dir, fname.replace(".py", ".log"))
-    work = os.path.join(HERE, "work", mode, fname[:-3])
-    os.makedirs(work, exist_ok=True)
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join([TESTS, PLUGINS] +
-                                        ([REPO] if mode == "ours" else
-                                         [os.path.join(HERE, "head_src")] if mode == "head" else []))
-    env["ENABLE_FALL_BACK"] = "False"      # Paddle: to_static uses AST, not SOT
-    env["FLAGS_use_stride_kernel"] = "0"
-    env["CUDA_VISIBLE_DEVICES"] = ""
-    env["OMP_NUM_THREADS"] = "1"
-    cmd = [PY, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-c", os.path.join(TESTS, "pytest.ini"),
-           "--rootdir", TESTS, "--junitxml", xml, "-o", "junit_family=xunit1", os.path.join(TESTS, fname)]
-    if mode in ("ours", "head"):
-        cmd[3:3] = ["-p", "paddle_shim"]
-    try:
-        p = subprocess.run(cmd, cwd=work, env=env, capture_output=True, text=True, timeout=timeout)
-        text = p.stdout + p.stderr
-    except subprocess.TimeoutExpired as e:
-        text = "TIMEOUT\n" + (e.stdout or b"").decode(errors="replace") if isinstance(e.stdout, bytes) else "TIMEOUT"
-        if os.path.exists(xml):
-            os.remove(xml)
-    with open(log, "w") as f:
-        f.write(text)
-    return fname
-
-
-def first_error_line(node):
-    for tag in ("failure", "error"):
-        el = node.find(tag)
-        if el is not None:
-            msg = (el.get("message") or "").strip()
-            body = el.text or ""
-            # the last "E   " line block usually holds the exception
-            elines = [l[1:].strip() for l in body.splitlines() if l.startswith("E ")]
-            exc = next((l for l in elines if re.match(r"^[\w.]+(Error|Exception|Interrupt|Exit)\b", l)), None)
-            line = exc or msg.splitlines()[0] if (exc or msg) else (elines[0] if elines else tag)
-            return line[:300]
-    return None
-
-
-def parse(mode, fname):
-    xml = os.path.join(HERE, "results", mode, fname.replace(".py", ".xml"))
-    res = {}
-    if not os.path.exists(xml):
-        log = open(os.path.join(HERE, "results", mode, fname.replace(".py", ".log"))).read()
-        return None, log.strip().splitlines()[-1][:300] if log.strip() else "no output"
-    root = ET.parse(xml).getroot()
-    for tc in root.iter("testcase"):
-        name = f"{tc.get('classname')}::{tc.get('name')}"
-        if tc.find("skipped") is not None:
-            res[name] = ("skip", None)
-        else:
-            err = first_error_line(tc)
-            res[name] = ("pass", None) if err is None else ("fail", err)
-    return res, None
-
-
-def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--mode", default="both")
-    ap.add_argument("--jobs", type=int, default=2)
-    ap.add_argument("--timeout", type=int, default=600)
-    ap.add_argument("files", nargs="*")
-    a = ap.parse_args()
-    if not os.path.isdir(TESTS):
-        sys.exit(f"no test files: put Paddle's test files in {TESTS} (see ../README.md) or set PADDLE_SUITE_TESTS")
-    support = os.path.join(HERE, "support")      # our helper modules the test files import, and pytest.ini
-    for name in os.listdir(support):
-        shutil.copy(os.path.join(support, name), os.path.join(TESTS, name))
-    files = a.files or sorted(f for f in os.listdir(TESTS) if f.startswith("test_") and f.endswith(".py"))
-    modes = ["paddle", "ours"] if a.mode == "both" else a.mode.split(",")
-    jobs = [(m, f) for m in modes for f in files]
-    with concurrent.futures.ThreadPoolExecutor(a.jobs) as ex:
-        list(ex.map(lambda mf: run_one(mf[0], mf[1], a.timeout), jobs))
-    for m in modes:
-        if m != "paddle":
-            summarize(m)
-
-
-def summarize(ours="ours"):
-    all_files = sorted(f[:-4] + ".py" for f in os.listdir(os.path.join(HERE, "results", ours)) if f.endswith(".log"))
-    rows, groups, details = [], defaultdict(list), {}
-    tot_p = tot_o = tot_all = 0
-    for f in all_files:
-        if not os.path.exists(os.path.join(HERE, "results", "paddle", f.replace(".py", ".log"))):
-            continue
-        pres, perr = parse("paddle", f)
-        ores, oerr = parse(ours, f)
-        pres = pres or {}
-        p_pass = [n for n, (s, _) in pres.items() if s == "pass"]
-        o_pass = [n for n in p_pass if ores and ores.get(n, ("missing",))[0] == "pass"]
-        for n in p_pass:
-            if not ores:
-                groups[f"[file did not run] {oerr}"].append(f"{f}::{n}")
-            elif ores.get(n, ("missing",))[0] != "pass":
-                st = ores.get(n, ("missing", "not collected"))
-                groups[st[1] or st[0]].append(f"{f}::{n}")
-        rows.append((f, len(pres), len(p_pass), len(o_pass)))
-        tot_all += len(pres); tot_p += len(p_pass); tot_o += len(o_pass)
-        details[f] = {"paddle": pres, "ours": ores or {}, "ours_file_error": oerr}
-    table = "table.md" if ours == "ours" else f"table_{ours}.md"
-    with open(os.path.join(HERE, "results", table), "w") as out:
-        out.write("| file | tests | Paddle passes | we pass |\n|---|---|---|---|\n")
-        for r in rows:
-            out.write(f"| {r[0]} | {r[1]} | {r[2]} | {r[3]} |\n")
-        out.write(f"| **total ({len(rows)} files)** | {tot_all} | {tot_p} | {tot_o} |\n\n")
-        out.write("## our failures (of tests Paddle passes), grouped by first error line\n")
-        for msg, tests in sorted(groups.items(), key=lambda kv: -len(kv[1])):
-            out.write(f"\n### {len(tests)}: {msg}\n")
-            for t in tests[:8]:
-                out.write(f"- {t}\n")
-    json.dump(details, open(os.path.join(HERE, "results", "summary.json" if ours == "ours" else
-                                         f"summary_{ours}.json"), "w"), indent=1, default=str)
-    print(open(os.path.join(HERE, "results", table)).read())
-
+# ENABLE_FALL_BACK=False: real Paddle's to_static converts the AST instead of falling back to SOT
+SUITE = Suite(os.path.dirname(os.path.abspath(__file__)), env={"ENABLE_FALL_BACK": "False"}, examples=8)
 
 if __name__ == "__main__":
-    if len(sys.argv) > 1 and sys.argv[1] == "--summary":
-        summarize(sys.argv[2] if len(sys.argv) > 2 else "ours")
-    else:
-        main()
+    SUITE.main()
