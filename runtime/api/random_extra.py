@@ -43,12 +43,17 @@ def standard_gamma(x, name=None):
 
 
 def binomial(count, prob, name=None):
-    """The number of successes in ``count`` trials of probability ``prob`` (broadcast; int64)."""
-    if not is_var(count) or count.dtype.name not in ("int32", "int64"):
-        raise TypeError("binomial: count must be an int32 or int64 Tensor, got "
+    """The number of successes in ``count`` trials of probability ``prob`` (broadcast; int64).
+
+    As in Paddle, ``count`` is cast to ``prob``'s dtype before the op (whose ``count`` input has prob's dtype,
+    as Paddle's kernel reads it), so any real ``count`` dtype is accepted."""
+    if not is_var(count) or count.dtype.np.kind not in "biuf":
+        raise TypeError("binomial: count must be a Tensor of a bool, integer or floating-point dtype, got "
                         f"{count.dtype.name if is_var(count) else type(count).__name__}")
     _float_tensor(prob, "binomial", "prob", ("float16", "float32", "float64"))
     from .manipulation import broadcast_tensors
+    if count.dtype != prob.dtype:
+        count = run_op("cast", count, in_dtype=count.dtype.proto, out_dtype=prob.dtype.proto)
     count, prob = broadcast_tensors([count, prob])
     out = run_op("binomial", count, prob)
     out.stop_gradient = True

@@ -103,7 +103,10 @@ def save_model(prefix, program, feed_names, fetch_vars, params, *, info=None, wr
     specs = persistable_specs(program)
     missing = [n for n, _, _ in specs if n not in params]
     if missing:
-        raise ValueError(f"save_model: no value for the persistable variable(s) {missing}")
+        raise ValueError(f"save_model: no value for the persistable variable(s) {missing}: a parameter gets its "
+                         "value from the startup program (run it first) or from its Layer; one created while the "
+                         "program was being built, e.g. a Layer constructed inside a to_static function, has none "
+                         "(real Paddle cannot save or run such a program either): create layers in __init__")
     arrays = {}
     for name, code, dims in specs:
         arr = np.asarray(params[name])

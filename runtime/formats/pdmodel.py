@@ -579,7 +579,9 @@ def desc_to_program(pd, path=None):
         v = gb.vars[n]
         v.is_data = True
         v.need_check_feed = True
+    _mark_free_inputs(program)
     _reconcile_scratch_outputs(program)
+    _reconcile_misdeclared_outputs(program)
     program._bump()
     try:
         program.verify()
@@ -613,6 +615,64 @@ def _reconcile_scratch_outputs(program):
                 v = blk._find_var_recursive(names[0])
                 if v is not None and v.type == _DENSE:
                     v._set_meta(m.shape, m.dtype)
+
+
+def _mark_free_inputs(program):
+    """A program with no feed ops (``program.desc.serialize_to_string()``) is fed by ``Executor.run``'s
+    ``feed``: its inputs are the global dense variables declared by ``paddle.static.data``
+    (``need_check_feed``) and those some op reads but no op writes. Paddle parses and runs such programs, so
+    they are data here; a variable read before an op writes it later stays an error (verify reports it)."""
+    gb = program.global_block()
+    written = {n for blk in program.blocks for op in blk.ops for n in op.output_arg_names}
+    read = {n for blk in program.blocks for op in blk.ops for n in op.input_arg_names}
+    for v in gb.vars.values():
+        if v.type == _DENSE and not v.persistable and (v.need_check_feed or (v.name in read
+                                                                            and v.name not in written)):
+            v.is_data = True
+
+
+# Ops whose compile-time InferMeta in Paddle 3.3.1 declares outputs unlike what its kernel produces: Paddle
+# re-infers at run time, so its files hold these declarations. viterbi_decode's gives Scores Length's dims and
+# dtype (int64, where the kernel writes Input's float dtype) and leaves Path's shape unset ([]).
+_MISDECLARED_BY_PADDLE = frozenset({"viterbi_decode"})
+
+
+def _infer_outputs(blk, op):
+    """``[(slot, meta or [metas] or None)]`` from the op's infer_meta over its inputs' declared metas."""
+    opdef = op.opdef
+    metas = []
+    for s in opdef.inputs:
+        vs = [blk._var_recursive(n).meta for n in op.inputs.get(s.name, [])]
+        metas.append(vs if s.duplicable else (vs[0] if vs else None))
+    res = opdef.infer_meta(*metas, **op.attrs)
+    return list(zip(opdef.outputs, res if len(opdef.outputs) > 1 else (res,)))
+
+
+def _reconcile_misdeclared_outputs(program):
+    """Give the outputs of `_MISDECLARED_BY_PADDLE` ops the meta our infer_meta gives (the kernel's), then
+    carry the change to the ops that read them, whose declarations Paddle derived from the wrong ones
+    (a declared meta compatible with the new inference is kept: it may know more dims)."""
+    changed = set()
+    for blk in program.blocks:
+        for op in blk.ops:
+            own = op.type in _MISDECLARED_BY_PADDLE
+            if op.opdef.interpret is not None or not (own or changed & set(op.input_arg_names)):
+                continue
+            try:
+                res = _infer_outputs(blk, op)
+            except Exception:   # verify() reports it
+                continue
+            for s, m in res:
+                for n, mm in zip(op.outputs.get(s.name, []), m if isinstance(m, list) else [m]):
+                    v = blk._find_var_recursive(n)
+                    if mm is None or v is None or v.type != _DENSE:
+                        continue
+                    shape = tuple(v.shape)
+                    fits = len(shape) == len(mm.shape) and all(a == b or a == -1 or b == -1
+                                                               for a, b in zip(shape, mm.shape))
+                    if own or not fits or v.dtype.np != np.dtype(mm.dtype):
+                        v._set_meta(mm.shape, mm.dtype)
+                        changed.add(n)
 
 
 def _read_feed_fetch(od, blk, where, path):

@@ -22,7 +22,7 @@ directions cannot drift apart. What an entry says was measured on files real Pad
 
 Not mapped, and why: matrix_exp and householder_product (Paddle has no such PIR op: its to_static
 writes composites of if/while, set_value and matmul); rms_norm (no CPU kernel in Paddle 3.3.1, so no
-file to measure); spectral_norm (Paddle 3.3.1 cannot jit.save SpectralNorm in PIR mode); as_strided,
+file to measure); as_strided,
 fill_any, fill_diagonal (dygraph-only in Paddle); margin_cross_entropy, class_center_sample,
 decode_jpeg (GPU-only kernels); truncated_gaussian_random, auc, read_file and the optimizer ops
 (initializers, metrics and training steps that jit.save does not keep).
@@ -564,6 +564,8 @@ _op("print", "print", ["In"], attrs=[
 _op("reverse", "flip", ["X"], attrs=[("axis", "axis", a_ints32)], read=False)
 _op("standard_gamma", "standard_gamma", ["x"], ["out"])
 _op("binomial", "binomial", ["count", "prob"], ["out"], write=False)
+_op("spectral_norm", "spectral_norm", ["Weight", "U", "V"],
+    attrs=[("dim", "dim", a_i32), ("power_iters", "power_iters", a_i32), ("eps", "eps", a_f32)])
 _op("gumbel_softmax", "gumbel_softmax", ["X"], attrs=[("temperature", "temperature", a_f32), ("hard", "hard", a_bool),
                                                       ("axis", "axis", a_i32)])
 _op("matrix_rank_atol_rtol", "matrix_rank_atol_rtol", ["x", "atol", "rtol"], ["out"],

@@ -14,14 +14,20 @@ import numpy as np
 from .registry import Meta, register
 
 
+def _same(a, b):
+    """Two dims agree, -1 (unknown until the program runs) agreeing with anything."""
+    return a < 0 or b < 0 or a == b
+
+
 def _check(in_shape, tr_shape, len_shape, len_dtype=None):
     if len(in_shape) != 3:
         raise ValueError(f"viterbi_decode: Input must be 3-D [batch, seq_len, num_tags], got {list(in_shape)}")
     n = in_shape[2]
-    if len(tr_shape) != 2 or (n >= 0 and (tr_shape[0] != n or tr_shape[1] != n)):
+    if len(tr_shape) != 2 or not (_same(tr_shape[0], n) and _same(tr_shape[1], n)
+                                  and _same(tr_shape[0], tr_shape[1])):
         raise ValueError(f"viterbi_decode: Transition must have shape [{n}, {n}] (num_tags of Input), "
                          f"got {list(tr_shape)}")
-    if len(len_shape) != 1 or (in_shape[0] >= 0 and len_shape[0] >= 0 and len_shape[0] != in_shape[0]):
+    if len(len_shape) != 1 or not _same(len_shape[0], in_shape[0]):
         raise ValueError(f"viterbi_decode: Length must have shape [{in_shape[0]}] (the batch size of Input), "
                          f"got {list(len_shape)}")
     if len_dtype is not None and np.dtype(len_dtype) != np.int64:
@@ -66,7 +72,8 @@ def _viterbi_decode(potentials, transition, length, include_bos_eos_tag=True):
 
 def _meta(potentials, transition, length, **_):
     _check(potentials.shape, transition.shape, length.shape, length.dtype)
-    return Meta((potentials.shape[0],), potentials.dtype), Meta((potentials.shape[0], -1), np.dtype(np.int64))
+    batch = potentials.shape[0] if potentials.shape[0] >= 0 else length.shape[0]   # either may be -1
+    return Meta((batch,), potentials.dtype), Meta((batch, -1), np.dtype(np.int64))
 
 
 register("viterbi_decode", ["Input", "Transition", "Length"], ["Scores", "Path"],

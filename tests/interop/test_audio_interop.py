@@ -14,7 +14,9 @@ import textwrap
 import numpy as np
 import pytest
 
-CODE = textwrap.dedent('''
+from .diff_prelude import assert_same_as_paddle, with_helpers
+
+CODE = with_helpers(textwrap.dedent('''
     import os, wave, warnings
     import numpy as np
 
@@ -22,17 +24,9 @@ CODE = textwrap.dedent('''
         AF = paddle.audio.functional
         feats = paddle.audio.features
         out = {}
+        h = diff_helpers(paddle, out, err_prefix="err.", lists="flat")
+        put, err = h.put, h.err
         rng = np.random.default_rng(5)
-
-        def put(name, v):
-            out[name] = v.numpy() if hasattr(v, "numpy") else np.asarray(v)
-
-        def err(name, fn):
-            try:
-                fn()
-                out["err." + name] = np.array("no error")
-            except Exception as e:
-                out["err." + name] = np.array(",".join(c.__name__ for c in type(e).__mro__))
 
         # -- mel scale, frequencies, filter banks, dB, DCT
         for htk in (False, True):
@@ -274,7 +268,7 @@ CODE = textwrap.dedent('''
         err("esc50.feat_type", lambda: paddle.audio.datasets.ESC50(feat_type="cqt"))
         err("tess.split", lambda: paddle.audio.datasets.TESS(n_folds=3, split=4))
         return out
-''')
+'''))
 
 PADDLE_MAIN = textwrap.dedent('''
     import json
@@ -352,13 +346,10 @@ def both(tmp_path_factory):
 
 
 def test_same_results(both):
-    from .paddle_runner import differences
     ours, theirs, dtypes = both
-    assert sorted(ours) == sorted(theirs)
     tolerant = {k: FUNCTIONAL_F32_TOL if k.split(".")[0] in _FUNCTIONAL else FEATURE_F32_TOL
                 for k, v in theirs.items() if v.dtype == np.float32}
-    bad = differences(ours, theirs, dtypes, tolerant, double_tol=1e-10)
-    assert not bad, "differences from Paddle:\n" + "\n".join(bad)
+    assert_same_as_paddle(ours, theirs, dtypes, tolerant, double_tol=1e-10)
 
 
 def test_every_window_type_is_compared(both):

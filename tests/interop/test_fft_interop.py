@@ -13,34 +13,24 @@ import textwrap
 import numpy as np
 import pytest
 
+from .diff_prelude import PADDLE_MAIN, assert_same_as_paddle, with_helpers
 from .paddle_runner import run_paddle
 
-CODE = textwrap.dedent('''
+CODE = with_helpers(textwrap.dedent('''
     import numpy as np
 
     def compute(paddle):
         rng = np.random.default_rng(3)
         F = paddle.fft
         out = {}
+        h = diff_helpers(paddle, out)
+        T, put, err = h.T, h.put, h.err
 
         def r(*s):
             return rng.uniform(-1, 1, s)
 
         def c(*s):
             return r(*s) + 1j * r(*s)
-
-        def T(a, dt=None, grad=False):
-            a = np.asarray(a)
-            if dt is None:
-                dt = "complex128" if a.dtype.kind == "c" else "float64"
-            return paddle.to_tensor(a.astype(dt), stop_gradient=not grad)
-
-        def put(name, v):
-            if isinstance(v, (tuple, list)):
-                for i, t in enumerate(v):
-                    put(f"{name}.{i}", t)
-            else:
-                out[name] = v.numpy() if hasattr(v, "numpy") else np.asarray(v)
 
         def real_loss(y, seed):
             # sum(w * y) for real y, sum(Re(y) w + Im(y) v) for complex y
@@ -57,13 +47,6 @@ CODE = textwrap.dedent('''
             real_loss(fn(*xs), seed).backward()
             for i, x in enumerate(xs):
                 put(f"{name}.grad{i}", x.grad)
-
-        def err(name, fn):
-            try:
-                fn()
-                out[name] = np.array("no error")
-            except Exception as e:   # the exception's classes are compared (ours must be one of Paddle's)
-                out[name] = np.array(",".join(k.__name__ for k in type(e).__mro__))
 
         X = r(3, 8)
         X5 = r(2, 5)
@@ -246,16 +229,7 @@ CODE = textwrap.dedent('''
         put("irfft.one_bin", F.irfft(T(c(1))))
         put("fftfreq.negative_n", F.fftfreq(-4))
         return out
-''')
-
-PADDLE_MAIN = textwrap.dedent('''
-    import json
-    paddle.set_device("cpu")
-    res = compute(paddle)
-    np.savez("paddle_out.npz", **{k: v for k, v in res.items()})
-    json.dump({k: str(v.dtype) for k, v in res.items()}, open("dtypes.json", "w"))
-''')
-
+'''))
 
 # results whose difference from Paddle is Paddle's rounding, with the tolerance they are compared at
 TOLERANT = {
@@ -271,11 +245,8 @@ def both(tmp_path_factory):
 
 
 def test_same_results(both):
-    from .paddle_runner import differences
     ours, theirs, dtypes = both
-    assert sorted(ours) == sorted(theirs)
-    bad = differences(ours, theirs, dtypes, TOLERANT, double_tol=1e-9)
-    assert not bad, "differences from Paddle:\n" + "\n".join(bad)
+    assert_same_as_paddle(ours, theirs, dtypes, TOLERANT, double_tol=1e-9)
 
 
 def test_every_public_name_is_exercised(both):

@@ -15,7 +15,9 @@ import textwrap
 import numpy as np
 import pytest
 
-CODE = textwrap.dedent('''
+from .diff_prelude import PADDLE_MAIN, assert_same_as_paddle, with_helpers
+
+CODE = with_helpers(textwrap.dedent('''
     import numpy as np
 
     def compute(paddle):
@@ -25,33 +27,7 @@ CODE = textwrap.dedent('''
         def r(*s, lo=-1.0, hi=1.0):
             return rng.uniform(lo, hi, s)
         out = {}
-
-        def T(a, dt="float64", grad=False):
-            return paddle.to_tensor(np.asarray(a, dtype=dt), stop_gradient=not grad)
-
-        def put(name, v):
-            if isinstance(v, (tuple, list)):
-                for i, t in enumerate(v):
-                    put(f"{name}.{i}", t)
-            else:
-                out[name] = v.numpy() if hasattr(v, "numpy") else np.asarray(v)
-
-        def grad(name, fn, *arrays, dt="float64"):
-            xs = [T(a, dt, grad=True) for a in arrays]
-            res = fn(*xs)
-            put(name, res)
-            w = np.random.default_rng(0)
-            loss = (res * paddle.to_tensor(w.standard_normal(res.shape).astype(dt))).sum()
-            loss.backward()
-            for i, x in enumerate(xs):
-                put(f"{name}.grad{i}", x.grad)
-
-        def err(name, fn):
-            try:
-                fn()
-                out["err." + name] = np.array("no error")
-            except Exception as e:
-                out["err." + name] = np.array(",".join(c.__name__ for c in type(e).__mro__))
+        T, put, grad, err, _ = diff_helpers(paddle, out, err_prefix="err.", grad="weighted")
 
         x3, x4, x5 = r(2, 3, 7), r(2, 3, 5, 6), r(1, 2, 3, 4, 5)
         # -- interpolate: every mode, align_corners / align_mode, size vs scale, layouts, dtypes
@@ -395,15 +371,7 @@ CODE = textwrap.dedent('''
         err("rrelu_int_bounds", lambda: F.rrelu(T(a), 0, 1))
         err("rrelu_order", lambda: F.rrelu(T(a), 0.5, 0.2))
         return out
-''')
-
-PADDLE_MAIN = textwrap.dedent('''
-    import json
-    paddle.set_device("cpu")
-    res = compute(paddle)
-    np.savez("paddle_out.npz", **{k: v for k, v in res.items()})
-    json.dump({k: str(v.dtype) for k, v in res.items()}, open("dtypes.json", "w"))
-''')
+'''))
 
 # known differences from Paddle, each explained: the p_norm op (runtime/ops/math.py, shared with
 # paddle.linalg.norm) raises to 1/p in double, Paddle's kernel in float, so p-norms for p other than
@@ -426,11 +394,8 @@ def both(tmp_path_factory):
 
 
 def test_same_results(both):
-    from .paddle_runner import differences
     ours, theirs, dtypes = both
-    assert sorted(ours) == sorted(theirs)
-    bad = differences(ours, theirs, dtypes, TOLERANT, double_tol=1e-9)
-    assert not bad, "differences from Paddle:\n" + "\n".join(bad)
+    assert_same_as_paddle(ours, theirs, dtypes, TOLERANT, double_tol=1e-9)
 
 
 def _saved_model_outputs(x3, x4, x5, theta):

@@ -11,7 +11,9 @@ import textwrap
 
 import pytest
 
-CODE = textwrap.dedent('''
+from .diff_prelude import PADDLE_MAIN, assert_same_as_paddle, with_helpers
+
+CODE = with_helpers(textwrap.dedent('''
     import re
     import warnings
     import numpy as np
@@ -22,34 +24,7 @@ CODE = textwrap.dedent('''
         IF = paddle.incubate.nn.functional
         rng = np.random.default_rng(5)
         out = {}
-
-        def T(a, dt="float64", grad=False):
-            return paddle.to_tensor(np.asarray(a, dtype=dt), stop_gradient=not grad)
-
-        def put(name, v):
-            if isinstance(v, (tuple, list)):
-                for i, t in enumerate(v):
-                    put(f"{name}.{i}", t)
-            elif v is None:
-                out[name] = np.array("None")
-            else:
-                out[name] = v.numpy() if hasattr(v, "numpy") else np.asarray(v)
-
-        def grad(name, fn, *arrays, dt="float64", weight=True):
-            xs = [T(a, dt, grad=True) for a in arrays]
-            res = fn(*xs)
-            put(name, res)
-            w = np.random.default_rng(0).standard_normal(res.shape).astype(dt)
-            (res * paddle.to_tensor(w)).sum().backward()
-            for i, x in enumerate(xs):
-                put(f"{name}.grad{i}", x.grad)
-
-        def err(name, fn):
-            try:
-                fn()
-                out["err." + name] = np.array("no error")
-            except Exception as e:
-                out["err." + name] = np.array(",".join(c.__name__ for c in type(e).__mro__))
+        T, put, grad, err, _ = diff_helpers(paddle, out, err_prefix="err.", grad="weighted")
 
         # -- masked softmax, identity_loss
         x4, m4 = rng.standard_normal((2, 3, 4, 5)), rng.standard_normal((2, 1, 4, 5))
@@ -423,15 +398,7 @@ CODE = textwrap.dedent('''
         err("layer.FusedMT.nolayers", lambda: nn.FusedMultiTransformer(8, 2, 16))
         err("layer.FusedMHA.heads", lambda: nn.FusedMultiHeadAttention(8, 3))
         return out
-''')
-
-PADDLE_MAIN = textwrap.dedent('''
-    import json
-    paddle.set_device("cpu")
-    res = compute(paddle)
-    np.savez("paddle_out.npz", **{k: v for k, v in res.items()})
-    json.dump({k: str(v.dtype) for k, v in res.items()}, open("dtypes.json", "w"))
-''')
+'''))
 
 # known differences, each explained:
 # - BFGS on Rosenbrock's curved valley: the gradient and inverse-Hessian estimate at the (converged) end amplify
@@ -478,8 +445,5 @@ def both(tmp_path_factory):
 
 
 def test_same_results(both):
-    from .paddle_runner import differences
     ours, theirs, dtypes = both
-    assert sorted(ours) == sorted(theirs)
-    bad = differences(ours, theirs, dtypes, TOLERANT, double_tol=1e-9)
-    assert not bad, "differences from Paddle:\n" + "\n".join(bad)
+    assert_same_as_paddle(ours, theirs, dtypes, TOLERANT, double_tol=1e-9)

@@ -9,23 +9,17 @@ import textwrap
 
 import pytest
 
-CODE = textwrap.dedent('''
+from .diff_prelude import PADDLE_MAIN, assert_same_as_paddle, with_helpers
+
+CODE = with_helpers(textwrap.dedent('''
     import numpy as np
 
     def compute(paddle):
         out = {}
+        h = diff_helpers(paddle, out, lists="flat")
+        put, err = h.put, h.err
         import importlib
         convert_np_dtype_to_dtype_ = paddle.base.framework.convert_np_dtype_to_dtype_
-
-        def put(name, v):
-            out[name] = v.numpy() if hasattr(v, "numpy") else np.asarray(v)
-
-        def err(name, fn):
-            try:
-                fn()
-                out[name] = np.array("no error")
-            except Exception as e:
-                out[name] = np.array(",".join(c.__name__ for c in type(e).__mro__))
 
         # -- eager mode
         _C_ops = importlib.import_module(paddle.__name__ + "._C_ops")   # `from paddle import _C_ops`
@@ -135,15 +129,7 @@ CODE = textwrap.dedent('''
         finally:
             paddle.disable_static()
         return out
-''')
-
-PADDLE_MAIN = textwrap.dedent('''
-    import json
-    paddle.set_device("cpu")
-    res = compute(paddle)
-    np.savez("paddle_out.npz", **{k: v for k, v in res.items()})
-    json.dump({k: str(v.dtype) for k, v in res.items()}, open("dtypes.json", "w"))
-''')
+'''))
 
 
 @pytest.fixture(scope="module")
@@ -153,8 +139,5 @@ def both(tmp_path_factory):
 
 
 def test_same_results_and_errors(both):
-    from .paddle_runner import differences
     ours, theirs, dtypes = both
-    assert sorted(ours) == sorted(theirs)
-    bad = differences(ours, theirs, dtypes)
-    assert not bad, "differences from Paddle:\n" + "\n".join(bad)
+    assert_same_as_paddle(ours, theirs, dtypes)

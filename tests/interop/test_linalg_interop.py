@@ -13,9 +13,10 @@ import textwrap
 import numpy as np
 import pytest
 
+from .diff_prelude import PADDLE_MAIN, assert_same_as_paddle, with_helpers
 from .paddle_runner import run_paddle
 
-CODE = textwrap.dedent('''
+CODE = with_helpers(textwrap.dedent('''
     import numpy as np
 
     def compute(paddle):
@@ -34,36 +35,7 @@ CODE = textwrap.dedent('''
         W34 = r(3, 4)
         L = paddle.linalg
         out = {}
-
-        def T(a, dt="float64", grad=False):
-            return paddle.to_tensor(np.asarray(a, dtype=dt), stop_gradient=not grad)
-
-        def put(name, v):
-            if isinstance(v, (tuple, list)):
-                for i, t in enumerate(v):
-                    put(f"{name}.{i}", t)
-            else:
-                out[name] = v.numpy() if hasattr(v, "numpy") else np.asarray(v)
-
-        def grad(name, fn, *arrays, weights_seed=0):
-            xs = [T(a, grad=True) for a in arrays]
-            res = fn(*xs)
-            res = res if isinstance(res, (tuple, list)) else [res]
-            w = np.random.default_rng(weights_seed)
-            loss = None
-            for t in res:
-                term = (t * paddle.to_tensor(w.standard_normal(t.shape))).sum()
-                loss = term if loss is None else loss + term
-            loss.backward()
-            for i, x in enumerate(xs):
-                put(f"{name}.grad{i}", x.grad)
-
-        def err(name, fn):
-            try:
-                fn()
-                out[name] = np.array("no error")
-            except Exception as e:   # the exception's classes are compared (ours must be one of Paddle's)
-                out[name] = np.array(",".join(c.__name__ for c in type(e).__mro__))
+        T, put, grad, err, _ = diff_helpers(paddle, out, grad_seed=0)
 
         # -- inv / det / slogdet / solve / cholesky / cholesky_solve / triangular_solve
         for dt in ("float32", "float64"):
@@ -241,15 +213,7 @@ CODE = textwrap.dedent('''
         err("err.cov_3d", lambda: L.cov(T(X)))
         err("err.matrix_exp_nonsquare", lambda: L.matrix_exp(T(r(3, 4))))
         return out
-''')
-
-PADDLE_MAIN = textwrap.dedent('''
-    import json
-    paddle.set_device("cpu")
-    res = compute(paddle)
-    np.savez("paddle_out.npz", **{k: v for k, v in res.items()})
-    json.dump({k: str(v.dtype) for k, v in res.items()}, open("dtypes.json", "w"))
-''')
+'''))
 
 # known differences from Paddle, each a deliberate choice (see runtime/ops/linalg.py)
 TOLERANT = {}
@@ -262,11 +226,8 @@ def both(tmp_path_factory):
 
 
 def test_same_results(both):
-    from .paddle_runner import differences
     ours, theirs, dtypes = both
-    assert sorted(ours) == sorted(theirs)
-    bad = differences(ours, theirs, dtypes, TOLERANT, double_tol=1e-7)
-    assert not bad, "differences from Paddle:\n" + "\n".join(bad)
+    assert_same_as_paddle(ours, theirs, dtypes, TOLERANT, double_tol=1e-7)
 
 
 def _saved_model_outputs(x, y):

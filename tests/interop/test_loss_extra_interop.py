@@ -22,7 +22,9 @@ import textwrap
 import numpy as np
 import pytest
 
-CODE = textwrap.dedent('''
+from .diff_prelude import PADDLE_MAIN, assert_same_as_paddle, with_helpers
+
+CODE = with_helpers(textwrap.dedent('''
     import numpy as np
 
     def compute(paddle):
@@ -33,33 +35,7 @@ CODE = textwrap.dedent('''
         def r(*s, lo=-1.0, hi=1.0):
             return rng.uniform(lo, hi, s)
         out = {}
-
-        def T(a, dt="float64", grad=False):
-            return paddle.to_tensor(np.asarray(a, dtype=dt), stop_gradient=not grad)
-
-        def put(name, v):
-            if isinstance(v, (tuple, list)):
-                for i, t in enumerate(v):
-                    put(f"{name}.{i}", t)
-            else:
-                out[name] = v.numpy() if hasattr(v, "numpy") else np.asarray(v)
-
-        def grad(name, fn, *arrays, dt="float64"):
-            xs = [T(a, dt, grad=True) for a in arrays]
-            res = fn(*xs)
-            put(name, res)
-            w = np.random.default_rng(0)
-            loss = (res * paddle.to_tensor(w.standard_normal(res.shape).astype(dt))).sum()
-            loss.backward()
-            for i, x in enumerate(xs):
-                put(f"{name}.grad{i}", x.grad)
-
-        def err(name, fn):
-            try:
-                fn()
-                out["err." + name] = np.array("no error")
-            except Exception as e:
-                out["err." + name] = np.array(",".join(c.__name__ for c in type(e).__mro__))
+        T, put, grad, err, _ = diff_helpers(paddle, out, err_prefix="err.", grad="weighted")
 
         I32 = lambda a: T(a, "int32")      # noqa: E731
         I64 = lambda a: T(a, "int64")      # noqa: E731
@@ -261,15 +237,7 @@ CODE = textwrap.dedent('''
         err("ccs_float", lambda: F.class_center_sample(T([1, 2], "float32"), 5, 3))
         err("ccs_rank", lambda: F.class_center_sample(I64([[1, 2]]), 5, 3))
         return out
-''')
-
-PADDLE_MAIN = textwrap.dedent('''
-    import json
-    paddle.set_device("cpu")
-    res = compute(paddle)
-    np.savez("paddle_out.npz", **{k: v for k, v in res.items()})
-    json.dump({k: str(v.dtype) for k, v in res.items()}, open("dtypes.json", "w"))
-''')
+'''))
 
 SAVED_FEEDS = {"logits": np.random.default_rng(2).uniform(-2, 2, (5, 3, 4)),
                "acts": np.random.default_rng(3).uniform(-2, 0, (2, 3, 3, 4)),
@@ -338,11 +306,8 @@ def both(tmp_path_factory):
 
 
 def test_same_results(both):
-    from .paddle_runner import differences
     ours, theirs, dtypes, _, _ = both
-    assert sorted(ours) == sorted(theirs)
-    bad = differences(ours, theirs, dtypes, double_tol=1e-9)
-    assert not bad, "differences from Paddle:\n" + "\n".join(bad)
+    assert_same_as_paddle(ours, theirs, dtypes, double_tol=1e-9)
 
 
 def test_paddle_runs_our_saved_program(both):

@@ -7,7 +7,9 @@ import textwrap
 
 import pytest
 
-CODE = textwrap.dedent('''
+from .diff_prelude import PADDLE_MAIN, assert_same_as_paddle, with_helpers
+
+CODE = with_helpers(textwrap.dedent('''
     import numpy as np
 
     TOP = """argwhere as_strided atleast_1d atleast_2d atleast_3d block_diag broadcast_shapes column_stack row_stack
@@ -35,43 +37,10 @@ CODE = textwrap.dedent('''
     def compute(paddle):
         rng = np.random.default_rng(16)
         out = {}
-
-        def T(a, dt="float64", grad=False):
-            return paddle.to_tensor(np.asarray(a, dtype=dt), stop_gradient=not grad)
+        T, put, grad, err, _ = diff_helpers(paddle, out, lists="scalars")
 
         def r(*s):
             return rng.uniform(-1, 1, s)
-
-        def put(name, v):
-            if isinstance(v, (tuple, list)) and not (v and isinstance(v[0], (int, float, bool))):
-                for i, t in enumerate(v):
-                    put(f"{name}.{i}", t)
-            elif v is None:
-                out[name] = np.array("None")
-            else:
-                out[name] = v.numpy() if hasattr(v, "numpy") else np.asarray(v)
-
-        def grad(name, fn, *arrays):
-            xs = [T(a, grad=True) for a in arrays]
-            res = fn(*xs)
-            res = res if isinstance(res, (tuple, list)) else [res]
-            w = np.random.default_rng(3)
-            loss = None
-            for t in res:
-                if "float" not in str(t.dtype):
-                    continue
-                term = (t * paddle.to_tensor(w.standard_normal(t.shape))).sum()
-                loss = term if loss is None else loss + term
-            loss.backward()
-            for i, x in enumerate(xs):
-                put(f"{name}.grad{i}", x.grad)
-
-        def err(name, fn):
-            try:
-                fn()
-                out[name] = np.array("no error")
-            except Exception as e:
-                out[name] = np.array(",".join(c.__name__ for c in type(e).__mro__))
 
         # which of issue 16's names exist, at top level and as Tensor methods
         for n in TOP:
@@ -388,15 +357,7 @@ CODE = textwrap.dedent('''
         err("err.set_leaf", lambda: T(V, grad=True).set_(T(V)))
         err("err.fill_diag_t", lambda: paddle.diagonal_scatter(T(Z), T(r(4))))
         return out
-''')
-
-PADDLE_MAIN = textwrap.dedent('''
-    import json
-    paddle.set_device("cpu")
-    res = compute(paddle)
-    np.savez("paddle_out.npz", **{k: v for k, v in res.items()})
-    json.dump({k: str(v.dtype) for k, v in res.items()}, open("dtypes.json", "w"))
-''')
+'''))
 
 
 @pytest.fixture(scope="module")
@@ -406,11 +367,8 @@ def both(tmp_path_factory):
 
 
 def test_same_results(both):
-    from .paddle_runner import differences
     ours, theirs, dtypes = both
-    assert sorted(ours) == sorted(theirs)
-    bad = differences(ours, theirs, dtypes, double_tol=1e-9)
-    assert not bad, "differences from Paddle:\n" + "\n".join(bad)
+    assert_same_as_paddle(ours, theirs, dtypes, double_tol=1e-9)
 
 
 def _saved_model_outputs(x, w):

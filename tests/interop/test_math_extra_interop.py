@@ -4,52 +4,15 @@ gradients (float64) and the exception types of bad calls are compared; float64 s
 agree to 1e-12 relative."""
 import textwrap
 
-CODE = textwrap.dedent('''
+from .diff_prelude import assert_same_as_paddle, with_helpers
+
+CODE = with_helpers(textwrap.dedent('''
     import numpy as np
 
     def compute(paddle):
         rng = np.random.default_rng(16)
         out = {}
-
-        def T(a, dt="float64", grad=False):
-            return paddle.to_tensor(np.asarray(a, dtype=dt), stop_gradient=not grad)
-
-        def put(name, v):
-            if isinstance(v, (tuple, list)):
-                for i, t in enumerate(v):
-                    put(f"{name}.{i}", t)
-            elif v is None:
-                out[name] = np.array("None")
-            else:
-                out[name] = v.numpy() if hasattr(v, "numpy") else np.asarray(v)
-
-        def grad(name, fn, *arrays):
-            xs = [T(a, grad=True) for a in arrays]
-            res = fn(*xs)
-            res = res if isinstance(res, (tuple, list)) else [res]
-            w = np.random.default_rng(3)
-            loss = None
-            for t in res:
-                if "float" not in str(t.dtype):
-                    continue
-                term = (t * paddle.to_tensor(w.standard_normal(t.shape))).sum()
-                loss = term if loss is None else loss + term
-            loss.backward()
-            for i, x in enumerate(xs):
-                put(f"{name}.grad{i}", x.grad)
-
-        def err(name, fn):
-            try:
-                fn()
-                out[name] = np.array("no error")
-            except Exception as e:
-                out[name] = np.array(",".join(c.__name__ for c in type(e).__mro__))
-
-        def inplace(name, fn, x, *args):
-            t = x.clone()
-            r = fn(t, *args)
-            put(name, t)
-            put(name + ".same", np.array(r is t))
+        T, put, grad, err, inplace = diff_helpers(paddle, out)
 
         POS = rng.uniform(0.2, 6.0, (3, 4))
         MIX = np.array([[-2.5, -0.7, 0.3, 1.0], [2.2, 4.5, 9.0, 12.5], [0.05, 31.0, 1e-3, 100.0]])
@@ -348,7 +311,7 @@ CODE = textwrap.dedent('''
         err("err.leaf_inplace", lambda: paddle.digamma_(T(POS, grad=True)))
         err("err.inplace_bcast", lambda: paddle.copysign_(T(B), T(A)))
         return out
-''')
+'''))
 
 PADDLE_MAIN = textwrap.dedent('''
     import json, warnings
@@ -366,13 +329,11 @@ TOLERANT = {"cdist.3.5": 1e-6, "pdist.1.5": 1e-6}
 
 def test_same_results(tmp_path_factory):
     import warnings
-    from .paddle_runner import differential, differences
+    from .paddle_runner import differential
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         ours, theirs, dtypes = differential(CODE, PADDLE_MAIN, tmp_path_factory.mktemp("math_extra"), "math extra")
-    assert sorted(ours) == sorted(theirs)
-    bad = differences(ours, theirs, dtypes, tolerant=TOLERANT, double_tol=1e-12)
-    assert not bad, "differences from Paddle:\n" + "\n".join(bad)
+    assert_same_as_paddle(ours, theirs, dtypes, TOLERANT, double_tol=1e-12)
 
 
 def _saved_model_outputs(x, w):

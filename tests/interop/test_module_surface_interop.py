@@ -14,31 +14,18 @@ import textwrap
 import numpy as np
 import pytest
 
-CODE = textwrap.dedent('''
+from .diff_prelude import assert_same_as_paddle, with_helpers
+
+CODE = with_helpers(textwrap.dedent('''
     import numpy as np
     import warnings
 
     def compute(paddle):
         warnings.simplefilter("ignore")
         out = {}
+        h = diff_helpers(paddle, out, err_prefix="err.")
+        T, put, err = h.T, h.put, h.err
         rng = np.random.default_rng(7)
-
-        def T(a, dt="float64", grad=False):
-            return paddle.to_tensor(np.asarray(a, dtype=dt), stop_gradient=not grad)
-
-        def put(name, v):
-            if isinstance(v, (tuple, list)):
-                for i, t in enumerate(v):
-                    put(f"{name}.{i}", t)
-            else:
-                out[name] = v.numpy() if hasattr(v, "numpy") else np.asarray(v)
-
-        def err(name, fn):
-            try:
-                fn()
-                out["err." + name] = np.array("no error")
-            except Exception as e:
-                out["err." + name] = np.array(",".join(c.__name__ for c in type(e).__mro__))
 
         def keys(name, d):
             out[name] = np.array("|".join(d))
@@ -285,7 +272,7 @@ CODE = textwrap.dedent('''
         out["fleet.opt"] = np.array(fleet.distributed_optimizer(opt) is opt)
         out["fleet.workers"] = np.array([fleet.worker_index(), fleet.worker_num()])
         return out
-''')
+'''))
 
 PADDLE_MAIN = textwrap.dedent('''
     import json
@@ -440,11 +427,8 @@ def both(tmp_path_factory):
 
 
 def test_same_results(both):
-    from .paddle_runner import differences
     ours, theirs, dtypes, _ = both
-    assert sorted(ours) == sorted(theirs)
-    bad = differences(ours, theirs, dtypes, double_tol=1e-9)
-    assert not bad, "differences from Paddle:\n" + "\n".join(bad)
+    assert_same_as_paddle(ours, theirs, dtypes, double_tol=1e-9)
 
 
 def test_static_nn_parameter_names_match_paddles(both):

@@ -16,7 +16,9 @@ import textwrap
 import numpy as np
 import pytest
 
-CODE = textwrap.dedent('''
+from .diff_prelude import assert_same_as_paddle, with_helpers
+
+CODE = with_helpers(textwrap.dedent('''
     import numpy as np
 
     def compute(paddle):
@@ -26,35 +28,7 @@ CODE = textwrap.dedent('''
         def r(*s, lo=-1.0, hi=1.0):
             return rng.uniform(lo, hi, s)
         out = {}
-
-        def T(a, dt="float64", grad=False):
-            return paddle.to_tensor(np.asarray(a, dtype=dt), stop_gradient=not grad)
-
-        def put(name, v):
-            if isinstance(v, (tuple, list)):
-                for i, t in enumerate(v):
-                    put(f"{name}.{i}", t)
-            elif v is None:
-                out[name] = np.array("None")
-            else:
-                out[name] = v.numpy() if hasattr(v, "numpy") else np.asarray(v)
-
-        def grad(name, fn, *arrays, dt="float64"):
-            xs = [T(a, dt, grad=True) for a in arrays]
-            res = fn(*xs)
-            put(name, res)
-            w = np.random.default_rng(0)
-            loss = (res * paddle.to_tensor(w.standard_normal(res.shape).astype(dt))).sum()
-            loss.backward()
-            for i, x in enumerate(xs):
-                put(f"{name}.grad{i}", x.grad)
-
-        def err(name, fn):
-            try:
-                fn()
-                out["err." + name] = np.array("no error")
-            except Exception as e:
-                out["err." + name] = np.array(",".join(c.__name__ for c in type(e).__mro__))
+        T, put, grad, err, _ = diff_helpers(paddle, out, err_prefix="err.", grad="weighted")
 
         def init(layer, seed):
             g = np.random.default_rng(seed)
@@ -261,7 +235,7 @@ CODE = textwrap.dedent('''
             o, s, ln = nn.dynamic_decode(Greedy(), inits=h0, max_step_num=5, impute_finished=imp, return_length=True)
             put(f"greedy.{int(imp)}", (o, s, ln))
         return out
-''')
+'''))
 
 PADDLE_MAIN = textwrap.dedent('''
     import json
@@ -327,11 +301,8 @@ def both(tmp_path_factory):
 
 
 def test_same_results(both):
-    from .paddle_runner import differences
     ours, theirs, dtypes, _ = both
-    assert sorted(ours) == sorted(theirs)
-    bad = differences(ours, theirs, dtypes, TOLERANT, double_tol=1e-9)
-    assert not bad, "differences from Paddle:\n" + "\n".join(bad)
+    assert_same_as_paddle(ours, theirs, dtypes, TOLERANT, double_tol=1e-9)
 
 
 def test_rms_norm_paddle_has_no_cpu_kernel(both):

@@ -6,7 +6,9 @@ import textwrap
 
 import pytest
 
-CODE = textwrap.dedent('''
+from .diff_prelude import assert_same_as_paddle, with_helpers
+
+CODE = with_helpers(textwrap.dedent('''
     import numpy as np
 
     def compute(paddle):
@@ -14,28 +16,8 @@ CODE = textwrap.dedent('''
         F = sp.nn.functional
         rng = np.random.default_rng(16)
         out = {}
-
-        def T(a, dt="float64", grad=False):
-            return paddle.to_tensor(np.asarray(a, dtype=dt), stop_gradient=not grad)
-
-        def put(name, v):
-            if isinstance(v, (tuple, list)):
-                for i, t in enumerate(v):
-                    put(f"{name}.{i}", t)
-            elif v is None:
-                out[name] = np.array("None")
-            elif hasattr(v, "is_sparse") and v.is_sparse():
-                out[name + ".shape"] = np.asarray(list(v.shape), np.int64)
-                out[name + ".values"] = v.values().numpy()
-                out[name + ".nnz"] = np.asarray(v.nnz())
-                if v.is_sparse_coo():
-                    out[name + ".indices"] = v.indices().numpy()
-                else:
-                    out[name + ".crows"] = v.crows().numpy()
-                    out[name + ".cols"] = v.cols().numpy()
-                out[name + ".dense"] = v.to_dense().numpy()
-            else:
-                out[name] = v.numpy() if hasattr(v, "numpy") else np.asarray(v)
+        h = diff_helpers(paddle, out)
+        T, put, err = h.T, h.put, h.err
 
         def grad(name, fn, sparse_inputs, params=()):
             res = fn(*sparse_inputs)
@@ -50,13 +32,6 @@ CODE = textwrap.dedent('''
                 put(f"{name}.grad{i}", x.grad)
             for i, p in enumerate(params):
                 put(f"{name}.pgrad{i}", p.grad)
-
-        def err(name, fn):
-            try:
-                fn()
-                out[name] = np.array("no error")
-            except Exception as e:
-                out[name] = np.array(",".join(c.__name__ for c in type(e).__mro__))
 
         A = np.array([[0., 1, 0, 2], [3, 0, 0, 0], [0, 4, 5, 0]])
         B = np.array([[1., 0, 0, 2], [0, 0, 6, 0], [0, 7, 0, 0]])
@@ -306,7 +281,7 @@ CODE = textwrap.dedent('''
         put("LeakyReLU.layer", lr(coo(U)))
         put("MaxPool3D.layer", sp.nn.MaxPool3D(2, 1)(x5()))
         return out
-''')
+'''))
 
 PADDLE_MAIN = textwrap.dedent('''
     import json, warnings
@@ -325,8 +300,5 @@ def both(tmp_path_factory):
 
 
 def test_same_results(both):
-    from .paddle_runner import differences
     ours, theirs, dtypes = both
-    assert sorted(ours) == sorted(theirs)
-    bad = differences(ours, theirs, dtypes, double_tol=1e-9)
-    assert not bad, "differences from Paddle:\n" + "\n".join(bad)
+    assert_same_as_paddle(ours, theirs, dtypes, double_tol=1e-9)

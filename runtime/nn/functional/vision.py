@@ -19,6 +19,12 @@ __all__ = ["interpolate", "upsample", "pad", "pixel_shuffle"]
 
 _FORMATS = {3: ("NCW", "NWC"), 4: ("NCHW", "NHWC"), 5: ("NCDHW", "NDHWC")}
 _PAD_FORMATS = {3: ("NCL", "NLC"), 4: ("NCHW", "NHWC"), 5: ("NCDHW", "NDHWC")}
+
+
+class PadFormatError(ValueError, AssertionError):
+    """F.pad's data_format does not fit the input's rank (Paddle asserts: an AssertionError; a ValueError too)."""
+
+
 _MODES = ("nearest", "bilinear", "area", "linear", "bicubic", "trilinear")
 
 
@@ -215,7 +221,7 @@ def pad(x, pad, mode="constant", value=0.0, data_format=None, pad_from_left_axis
     if isinstance(pad, Tensor):
         pad = [int(v) for v in pad.numpy().reshape(-1)]
     elif _static(pad):
-        return _pad_by_tensor(x, pad, mode, value, data_format, ndim)
+        return _pad_by_tensor(x, pad, mode, value, data_format, ndim, pad_from_left_axis)
     if not isinstance(pad, (list, tuple)) or not all(isinstance(v, (int, np.integer)) for v in pad):
         raise TypeError(f"{fn}: pad must be a list of ints, got {pad!r}")
     pad = [int(v) for v in pad]
@@ -237,7 +243,7 @@ def pad(x, pad, mode="constant", value=0.0, data_format=None, pad_from_left_axis
     if data_format is None:
         data_format = _PAD_FORMATS[ndim][0]
     if data_format not in _PAD_FORMATS[ndim]:
-        raise ValueError(f"{fn}: data_format for a {ndim}-D input must be one of {list(_PAD_FORMATS[ndim])}, "
+        raise PadFormatError(f"{fn}: data_format for a {ndim}-D input must be one of {list(_PAD_FORMATS[ndim])}, "
                          f"got {data_format!r}")
     if len(pad) != 2 * (ndim - 2):
         raise ValueError(f"{fn}: {mode} padding of a {ndim}-D input needs {2 * (ndim - 2)} values, got {pad}")
@@ -264,23 +270,26 @@ def _pad_spatial_format(ndim, data_format, mode, fn="pad"):
     if data_format is None:
         data_format = _PAD_FORMATS[ndim][0]
     if data_format not in _PAD_FORMATS[ndim]:
-        raise ValueError(f"{fn}: data_format for a {ndim}-D input must be one of {list(_PAD_FORMATS[ndim])}, "
+        raise PadFormatError(f"{fn}: data_format for a {ndim}-D input must be one of {list(_PAD_FORMATS[ndim])}, "
                          f"got {data_format!r}")
     return data_format
 
 
-def _pad_by_tensor(x, pad, mode, value, data_format, ndim):
+def _pad_by_tensor(x, pad, mode, value, data_format, ndim, pad_from_left_axis=True):
     """F.pad whose ``pad`` is a Variable of a Program (its values known only when it runs): the spatial form
     (``2 * (ndim - 2)`` values, any mode) becomes Paddle's ``pad3d`` with the ``Paddings`` tensor input,
-    as Paddle builds it; the all-dims constant form has no tensor input in Paddle's ``pad`` op: refused."""
+    as Paddle builds it. Any other length in constant mode (pairs for some or all dims, as the list form
+    takes them) is built from concat ops, see `_pad_constant_by_tensor`."""
     from ...api.creation import zeros
     from ...api.manipulation import concat
     n = pad.shape[0] if len(pad.shape) == 1 else -2
+    if mode == "constant" and (n != 2 * (ndim - 2) or ndim not in _PAD_FORMATS) and n >= 0:
+        return _pad_constant_by_tensor(x, pad, value, ndim, n, pad_from_left_axis)
     if n != 2 * (ndim - 2) or ndim not in _PAD_FORMATS:
-        raise NotImplementedError(
-            f"pad: a tensor `pad` of shape {list(pad.shape)} for a {ndim}-D input: inside a Program only the "
-            f"spatial form (a 1-D tensor of {2 * max(ndim - 2, 0)} values for a 3-D/4-D/5-D input) can be a "
-            "tensor; pass a list of ints for the all-dimensions form")
+        raise ValueError(
+            f"pad: a tensor `pad` of shape {list(pad.shape)} for a {ndim}-D input in {mode!r} mode: inside a "
+            f"Program it must be a 1-D tensor of {2 * max(ndim - 2, 0)} values for a 3-D/4-D/5-D input (the "
+            "spatial form; 'constant' mode also takes pairs for other dims, from a 1-D tensor of known length)")
     data_format = _pad_spatial_format(ndim, data_format, mode)
     channel_last = data_format[-1] == "C"
     pads = run_op("cast", pad, in_dtype=pad.dtype.proto, out_dtype=2) if pad.dtype.name != "int32" else pad
@@ -298,6 +307,37 @@ def _pad_by_tensor(x, pad, mode, value, data_format, ndim):
     if axes:
         out = run_op("squeeze2", out, axes=axes)
     return out
+
+
+def _pad_constant_by_tensor(x, pad, value, ndim, n, pad_from_left_axis):
+    """Constant padding by a 1-D tensor of ``n`` values (``n`` even, at most ``2 * ndim``). Paddle's ``pad`` op
+    takes its paddings only as an attribute (Paddle 3.3.1's F.pad sends a tensor to pad3d, which refuses this
+    length), so each padded dim ``i`` concatenates blocks of ``value`` before and after ``x``, their shapes
+    ``x``'s with dim ``i`` replaced by that pair's values: plain ops (shape, slice, cast, concat,
+    fill_constant with a ShapeTensorList) that save to .pdmodel / PIR and differentiate through concat. Pairs are read as the list
+    form reads them: from the first dim when ``n == 2 * ndim`` and ``pad_from_left_axis``, else from the last."""
+    from ...api.creation import full
+    from ...api.manipulation import concat, shape, slice as slice_
+    if n % 2 or n > 2 * ndim:
+        raise ValueError(f"pad: a tensor `pad` must hold pairs for at most {ndim} dims (an even count up to "
+                         f"{2 * ndim}), got {n} values")
+    if pad.dtype.name not in ("int32", "int64"):
+        raise TypeError(f"pad: a tensor `pad` must be int32 or int64, got {pad.dtype.name}")
+    if n == 2 * ndim and pad_from_left_axis:
+        dims = list(range(ndim))
+    else:
+        dims = [ndim - 1 - j for j in range(n // 2)]
+    for j, dim in enumerate(dims):
+        x_shape = shape(x) if any(x.shape[d] < 0 for d in range(ndim) if d != dim) else None
+        blocks = []
+        for k in (2 * j, 2 * j + 1):
+            # a shape list of ints and 1-element tensors (fill_constant's ShapeTensorList): known dims stay known
+            dims_k = [slice_(pad, [0], [k], [k + 1]) if d == dim
+                      else x.shape[d] if x.shape[d] >= 0 else slice_(x_shape, [0], [d], [d + 1])
+                      for d in range(ndim)]
+            blocks.append(full(dims_k, value, x.dtype))
+        x = concat([blocks[0], x, blocks[1]], axis=dim)
+    return x
 
 
 def pixel_shuffle(x, upscale_factor, data_format="NCHW", name=None):

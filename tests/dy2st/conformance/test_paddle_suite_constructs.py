@@ -306,7 +306,8 @@ def pad_all_dims_by_tensor(x, p):
     return paddle.nn.functional.pad(x, p)
 
 
-def test_pad_all_dims_with_a_tensor_pad_is_refused_clearly():
-    x2 = paddle.to_tensor(np.ones((2, 3), "float32"))
-    with pytest.raises(NotImplementedError, match="only the spatial form"):
-        paddle.jit.to_static(pad_all_dims_by_tensor)(x2, paddle.to_tensor(np.array([1, 1, 0, 2], "int64")))
+def test_pad_all_dims_with_a_tensor_pad(backend):
+    # constant padding of any dims by a tensor: concat / fill_constant ops inside the Program
+    x2 = np.arange(6, dtype="float32").reshape(2, 3)
+    check(pad_all_dims_by_tensor, [[x2, np.array([1, 1, 0, 2], "int64")], [x2, np.array([0, 2, 3, 0], "int32")]],
+          backend)
