@@ -266,18 +266,46 @@ def _warn_nameless(input_spec, sf):
 
 
 def _select_outputs(cp, output_spec):
+    """The fetch Variables ``output_spec`` picks, by Paddle 3.3.1's rule: as many entries as the model has
+    outputs saves every output, in the model's order (an entry that is not one of them only warns, as in
+    Paddle; positions are rejected there: TypeError); fewer or more entries pick outputs by position
+    (``int``) or as the output Variables themselves (or a tensor of the same name), anything else is a
+    ValueError."""
+    outs = []
+    for v in cp.outputs:
+        if not any(v is u for u in outs):
+            outs.append(v)
+    spec = list(output_spec)
+    if len(spec) == len(outs):
+        if any(isinstance(o, int) and not isinstance(o, bool) for o in spec):
+            raise TypeError(f"jit.save: output_spec {spec} gives positions for all {len(outs)} outputs of the model; "
+                            "Paddle rejects positions unless they select fewer outputs than the model has (its "
+                            "'Value Wrapper is only support None and pir.Value' TypeError). Pass output_spec=None to "
+                            "save every output, or only the positions to keep.")
+        for o in spec:
+            if not any(o is v for v in outs):
+                warnings.warn(f"tensor `{getattr(o, 'name', o)}` is not support in pir mode, because it is not one of "
+                              "the outputs of the traced program (a tensor returned by an earlier call is not); "
+                              "every output is saved. Give outputs by position (int) to select some of them.",
+                              stacklevel=4)
+        return outs
     chosen = []
-    for o in output_spec:
-        if isinstance(o, int):
-            chosen.append(cp.outputs[o])
-        elif any(o is v for v in cp.outputs):
+    for o in spec:
+        if isinstance(o, int) and not isinstance(o, bool):
+            if o >= len(outs):
+                raise ValueError(f"jit.save: output_spec position {o} should be smaller than the number of outputs "
+                                 f"of the model ({len(outs)})")
+            chosen.append(outs[o])
+        elif any(o is v for v in outs):
             chosen.append(o)
         else:
-            names = getattr(o, "name", o)
-            match = [v for v in cp.outputs if v.name == names]
+            name = getattr(o, "name", None)
+            match = [v for v in outs if name is not None and v.name == name]
             if not match:
-                raise ValueError(f"jit.save: output_spec entry {o!r} is not an output of the model (outputs: "
-                                 f"{[v.name for v in cp.outputs]})")
+                label = name if name is not None else repr(o)
+                raise ValueError(f"jit.save: output_spec entry `{label}` is not an "
+                                 f"output of the model (outputs: {[v.name for v in outs]}); give outputs by position "
+                                 "(output_spec=[0]) — a tensor returned by an earlier call is not one of them")
             chosen.append(match[0])
     return chosen
 

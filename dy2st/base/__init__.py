@@ -30,3 +30,4 @@ from . import compiler, initializer  # noqa: E402  (compiler imports dy2st.stati
 from .compiler import BuildStrategy, CompiledProgram  # noqa: F401,E402
 
 __all__ += ["compiler", "initializer", "BuildStrategy", "CompiledProgram"]
+from . import io, reader  # noqa: E402,F401  (paddle.base.io.DataLoader.from_generator)

@@ -177,3 +177,7 @@ def globals():  # noqa: A001  (Paddle's name)
 
 __all__ += ["set_prim_eager_enabled", "LoDTensor", "Place", "is_float16_supported", "is_bfloat16_supported", "get_all_custom_device_type",
             "get_cuda_device_count", "globals"]
+
+# Paddle's legacy inference entry points (predictor_utils in Paddle's model tests)
+from ..inference.legacy import AnalysisConfig, create_paddle_predictor  # noqa: E402,F401
+__all__ += ["AnalysisConfig", "create_paddle_predictor"]

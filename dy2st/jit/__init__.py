@@ -14,6 +14,7 @@ from ..translated_layer import TranslatedLayer  # noqa: F401
 from ..jit_io import load, save  # noqa: F401
 from .dy2static.logging_utils import set_code_level, set_verbosity  # noqa: F401
 from . import api, dy2static, marker, sot, translated_layer, utils  # noqa: F401,E402
+from . import pir_translated_layer  # noqa: F401,E402  (paddle.jit.pir_translated_layer.PIR_INFER_MODEL_SUFFIX)
 
 __all__ = ["to_static", "not_to_static", "enable_to_static", "ignore_module", "TracedLayer", "StaticFunction",
            "TranslatedLayer", "save", "load", "set_code_level", "set_verbosity"]

@@ -22,6 +22,10 @@ __all__ = ["logit", "sinc", "signbit", "copysign", "hypot", "heaviside", "fmax",
            "bitwise_left_shift", "bitwise_right_shift", "bitwise_invert", "atan2",
            "logit_", "sinc_", "copysign_", "hypot_", "ldexp_", "gcd_", "lcm_", "bitwise_left_shift_",
            "bitwise_right_shift_", "bitwise_invert_"]
+# Paddle's private helpers that model code calls as paddle.tensor.math._X_with_axis (the legacy elementwise
+# ``axis`` attribute: y's dims line up with x's from ``axis``)
+__all__ += ["_elementwise_op_with_axis", "_add_with_axis", "_subtract_with_axis", "_multiply_with_axis",
+            "_divide_with_axis"]
 
 
 def _P():
@@ -344,3 +348,40 @@ lcm_ = _inplace("lcm_", lcm)
 bitwise_left_shift_ = _inplace("bitwise_left_shift_", bitwise_left_shift)
 bitwise_right_shift_ = _inplace("bitwise_right_shift_", bitwise_right_shift)
 bitwise_invert_ = _inplace("bitwise_invert_", bitwise_invert)
+
+
+def _elementwise_op_with_axis(x, y, axis=-1, name=None, op_type="Undefined"):
+    """Paddle's legacy ``elementwise_*(axis=k)``: the lower-rank operand is reshaped so its dims sit at
+    ``axis`` of the other's (trailing 1s after), then the op broadcasts. As in Paddle, the shape for a
+    lower-rank ``x`` is built from ``y``'s dims."""
+    assert op_type in ["add", "subtract", "multiply", "divide"], (
+        "op_name input error! _elementwise_op_with_axis is an inner function to replace "
+        f"elementwise_add/sub/mul/div. Input op_name={op_type}, Expect op_name=[add|subtract|multiply|divide]\n")
+    P = _P()
+    op = getattr(P, op_type)
+    x_shape, y_shape = list(x.shape), list(y.shape)
+    if axis == -1 or len(x_shape) == len(y_shape):
+        return op(x, y)
+    if len(x_shape) > len(y_shape):
+        padding = len(x_shape) - len(y_shape) - axis
+        y = P.reshape(y, [1] * axis + y_shape + [1] * padding)
+    else:
+        padding = len(y_shape) - len(x_shape) - axis
+        x = P.reshape(x, [1] * axis + y_shape + [1] * padding)
+    return op(x, y)
+
+
+def _add_with_axis(x, y, axis=-1, name=None):
+    return _elementwise_op_with_axis(x, y, axis, name, "add")
+
+
+def _subtract_with_axis(x, y, axis=-1, name=None):
+    return _elementwise_op_with_axis(x, y, axis, name, "subtract")
+
+
+def _multiply_with_axis(x, y, axis=-1, name=None):
+    return _elementwise_op_with_axis(x, y, axis, name, "multiply")
+
+
+def _divide_with_axis(x, y, axis=-1, name=None):
+    return _elementwise_op_with_axis(x, y, axis, name, "divide")
