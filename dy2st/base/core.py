@@ -12,7 +12,7 @@ import types as _types
 from runtime import dtype as _dt
 from runtime.device import CPUPlace, CUDAPinnedPlace, CUDAPlace, is_compiled_with_cuda  # noqa: F401
 from runtime.device import is_compiled_with_rocm, is_compiled_with_xpu  # noqa: F401
-from runtime.flags import get_flags, set_flags
+from runtime.flags import flag_names, get_flags, set_flags
 from runtime.static.program import VarType as _Kinds
 from runtime.static.scope import Scope  # noqa: F401
 from runtime.tensor import Tensor as _Tensor
@@ -166,6 +166,18 @@ class _Flags:
 
     def get(self, name, default=None):
         return self[name] if name in self else default
+
+    def keys(self):
+        return flag_names()
+
+    def __iter__(self):
+        return iter(flag_names())
+
+    def __len__(self):
+        return len(flag_names())
+
+    def items(self):
+        return [(name, self[name]) for name in flag_names()]
 
 
 _FLAG_REGISTRY = _Flags()

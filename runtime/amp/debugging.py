@@ -182,6 +182,13 @@ def _checker_name(op_type):
     return name or op_type
 
 
+def _set_flag_checker(on, level):
+    """``paddle.set_flags`` of FLAGS_check_nan_inf / FLAGS_check_nan_inf_level: the checker's switch and level."""
+    _settings["checker_on"] = bool(on)
+    _settings["level"] = int(level)
+    _install()
+
+
 def _install():
     on = _settings["checker_on"] or _settings["stats"] is not None
     state.op_debug = _op_debug if on else None
@@ -318,15 +325,17 @@ class TensorCheckerConfig:
         print("AMP Debugging TensorCheckerConfig: seed ", self.seed)
 
     def _set_env(self, check_flag):
-        _settings["checker_on"] = bool(check_flag)
+        # as in Paddle, the checker is the FLAGS_check_nan_inf / FLAGS_check_nan_inf_level flags
+        from ..flags import set_flags
         if check_flag:
-            _settings["level"] = self.debug_mode.value
             if self.output_dir is not None:
                 _settings["output_dir"] = self.output_dir
             if not isinstance(self.stack_height_limit, int):
                 raise ValueError("stack_height_limit must be int")
             _settings["stack_limit"] = self.stack_height_limit
-        _install()
+            set_flags({"FLAGS_check_nan_inf": True, "FLAGS_check_nan_inf_level": self.debug_mode.value})
+        else:
+            set_flags({"FLAGS_check_nan_inf": False})
 
     def update_and_check_step_id(self):
         """Whether this step is checked (counting steps inside ``debug_step`` as Paddle does)."""
@@ -357,8 +366,8 @@ def enable_tensor_checker(checker_config):
 
 def disable_tensor_checker():
     """Stop checking op outputs."""
-    _settings["checker_on"] = False
-    _install()
+    from ..flags import set_flags
+    set_flags({"FLAGS_check_nan_inf": False})
 
 
 def check_layer_numerics(func):
