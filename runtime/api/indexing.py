@@ -2,7 +2,8 @@
 gather, masked_select, set_value, where and scatter ops, so indexing is differentiable and recordable.
 
 Like Paddle, integers and slices (basic indexing) apply first; list / tensor indices (advanced
-indexing) then apply to the result, following numpy's rules among themselves.
+indexing) then apply to the result, following numpy's rules among themselves. Several advanced
+indices and 0-D tensor indices inside a Program are built by indexing_advanced.py.
 """
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from ..dispatch import run_op
 from ..framework import state
 from ..tensor import Tensor, TensorMethods
 from ._helpers import is_var
+from .indexing_advanced import gather_advanced, put_advanced, set_value_bounds, slice_scalars, tensor_slice_step
 from .manipulation import _const, _rebind, cast, check_inplace
 
 __all__ = []
@@ -25,11 +27,12 @@ _FULL = slice(None)
 
 class _Parsed:
     """An index split into its basic part (one slice-family op) and its advanced part."""
-    __slots__ = ("axes", "starts", "ends", "steps", "dec", "none_pos", "adv", "basic_np", "index")
+    __slots__ = ("axes", "starts", "ends", "steps", "dec", "none_pos", "adv", "basic_np", "index", "scalars")
 
     def __init__(self, index):
         self.index = index
         self.axes, self.starts, self.ends, self.steps, self.dec = [], [], [], [], []
+        self.scalars = {}     # entry k of axes -> a 0-D int Variable indexing that axis (a basic index, as in Paddle)
         self.none_pos = []    # positions of None in the basic result
         self.adv = []         # (position in the basic result, index value, is_bool, dims consumed)
         self.basic_np = []    # the basic part as a numpy index (for eager position arithmetic)
@@ -49,6 +52,10 @@ def _slice_bound(v, what):
         return int(v.__index__())
     except (AttributeError, TypeError):
         raise ValueError(f"slice {what} must be an int, None or a 1-element int tensor, got {v!r}") from None
+
+
+def _program_var(v):
+    return is_var(v) and not isinstance(v, Tensor)
 
 
 def _convert_item(it):
@@ -72,6 +79,10 @@ def _convert_item(it):
         kind = it.dtype.np.kind
         if kind not in "iub":
             raise ValueError(f"a tensor used as an index must hold integers or bools, got {it.dtype}")
+        if len(it.shape) == 0:
+            # a 0-D int acts like an int (Paddle's slice with a tensor start); a 0-D bool like numpy's
+            # x[True] / x[False]: a new axis of size 1 or 0, indexed by that bool as a [1] mask
+            return ("bool0" if kind == "b" else "scalar", it)
         return ("bool" if kind == "b" else "int", it)
     if isinstance(it, (list, tuple, np.ndarray)):
         if isinstance(it, (list, tuple)) and any(isinstance(v, Tensor) for v in it):
@@ -92,7 +103,7 @@ def _consumed(it):
     if it is None or it is Ellipsis:
         return 0
     if type(it) is tuple:
-        return len(it[1].shape) if it[0] == "bool" else 1
+        return len(it[1].shape) if it[0] == "bool" else 0 if it[0] == "bool0" else 1
     return 1
 
 
@@ -133,6 +144,18 @@ def parse_index(x, index):
                 d += 1
                 pos += 1
                 continue
+            if _program_var(start) or _program_var(stop) or _program_var(step):
+                # bounds known at run time only: a slice / set_value with tensor lists (as Paddle builds it)
+                step = tensor_slice_step(start, stop, step)
+                p.scalars[len(p.axes)] = ("slice", start, stop, step)
+                p.axes.append(d)
+                p.starts.append(None)
+                p.ends.append(None)
+                p.steps.append(step if type(step) is int else None)
+                p.basic_np.append(None)   # never used: eager tensors give plain ints
+                d += 1
+                pos += 1
+                continue
             step = 1 if step is None else (step if type(step) is int else _slice_bound(step, "step"))
             if step == 0:
                 raise ValueError("slice step cannot be zero")
@@ -165,6 +188,20 @@ def parse_index(x, index):
             p.dec.append(d)
             p.basic_np.append(it)
             d += 1
+        elif type(it) is tuple and it[0] == "scalar":
+            p.scalars[len(p.axes)] = ("index", it[1])
+            p.axes.append(d)
+            p.starts.append(None)
+            p.ends.append(None)
+            p.steps.append(1)
+            p.dec.append(d)
+            p.basic_np.append(None)   # never used: eager tensors give plain ints
+            d += 1
+        elif type(it) is tuple and it[0] == "bool0":
+            p.none_pos.append(pos)
+            p.basic_np.append(None)
+            p.adv.append((pos, run_op("reshape2", it[1], None, None, shape=[1]), True, 1))
+            pos += 1
         elif it is None:
             p.none_pos.append(pos)
             p.basic_np.append(None)
@@ -189,14 +226,17 @@ def parse_index(x, index):
 def _basic(x, p):
     """The basic part of the index: one slice or strided_slice op, then unsqueeze2 for None."""
     out = x
-    if p.axes:
-        n = len(p.axes)
-        if all(s == 1 for s in p.steps):
-            out = run_op("slice", x, None, None, None, None, axes=p.axes, starts=p.starts, ends=p.ends,
-                         infer_flags=[1] * n, decrease_axis=p.dec)
+    axes, starts, ends, steps, dec = p.axes, p.starts, p.ends, p.steps, p.dec
+    if p.scalars:
+        out, (axes, starts, ends, steps, dec) = slice_scalars(x, p)
+    if axes:
+        n = len(axes)
+        if all(s == 1 for s in steps):
+            out = run_op("slice", out, None, None, None, None, axes=axes, starts=starts, ends=ends,
+                         infer_flags=[1] * n, decrease_axis=dec)
         else:
-            out = run_op("strided_slice", x, None, None, None, None, None, None, axes=p.axes, starts=p.starts,
-                         ends=p.ends, strides=p.steps, infer_flags=[1] * n, decrease_axis=p.dec)
+            out = run_op("strided_slice", out, None, None, None, None, None, None, axes=axes, starts=starts,
+                         ends=ends, strides=steps, infer_flags=[1] * n, decrease_axis=dec)
     if p.none_pos:
         out = run_op("unsqueeze2", out, None, None, axes=p.none_pos)
     if out is x:   # x[:] / x[...]: still a new tensor, as in Paddle
@@ -237,12 +277,12 @@ def _bool_adv(y, pos, mask, k):
 
 
 def _index_value(v):
-    if isinstance(v, Tensor):
-        return v._data
-    if is_var(v):
-        raise NotImplementedError("indexing with several tensor indices at once is not supported in static mode "
-                                  "yet; apply them one at a time or use paddle.gather_nd")
-    return v
+    return v._data if isinstance(v, Tensor) else v
+
+
+def _in_program(x, p):
+    """True when ``x`` or an advanced index is a Program Variable (values unknown until run time)."""
+    return not isinstance(x, Tensor) or any(is_var(a[1]) and not isinstance(a[1], Tensor) for a in p.adv)
 
 
 def _positions(shape, p):
@@ -251,7 +291,10 @@ def _positions(shape, p):
     sel = pos[tuple(p.basic_np) + (Ellipsis,)]
     if p.adv:
         full = [_FULL] * sel.ndim
-        for (at, value, _, k) in p.adv:
+        for (at, value, _, k) in reversed(p.adv):
+            if k == 0:   # a 0-D bool consumes no dim (numpy adds one)
+                full.insert(at, _index_value(value))
+                continue
             full[at] = _index_value(value)
             for j in range(1, k):
                 full[at + j] = None   # placeholder: a bool mask spans k dims
@@ -280,16 +323,19 @@ def getitem(x, index):
         at, value, is_bool, k = p.adv[0]
         if not is_bool:
             return _int_adv(y, at, value)
-        if len(value.shape):
-            return _bool_adv(y, at, value, k)
-    # several advanced indices: gather the selected flat positions (eager only)
-    if not isinstance(x, Tensor):
-        raise NotImplementedError("indexing with several list/tensor indices at once is not supported in static "
-                                  "mode yet; apply them one at a time or use paddle.gather_nd")
+        rest = [n for j, n in enumerate(y.shape) if not at <= j < at + k]
+        if len(value.shape) and (isinstance(y, Tensor) or all(n >= 0 for n in rest)):
+            return _bool_adv(y, at, value, k)   # (its reshapes need the other dims known)
+    if _in_program(x, p):
+        return gather_advanced(y, p.adv)   # in a Program: transpose2 + gather_nd, as Paddle builds it
+    # several advanced indices, eager: gather the selected flat positions
     sel = _positions(x._data.shape, p)
-    flat = run_op("reshape2", x, None, None, shape=[-1])
-    out = run_op("gather", flat, sel.reshape(-1), None, axis=0)
-    return run_op("reshape2", out, None, None, shape=list(sel.shape))
+    if x._data.ndim == 0:
+        return run_op("expand_v2", x, None, None, shape=list(sel.shape))
+    # one gather_nd of the selected coordinates: also right for empty selections (a reshape to a shape
+    # holding 0 would copy a dim instead)
+    coords = np.stack(np.unravel_index(sel, x._data.shape), axis=-1).astype(np.int64)
+    return run_op("gather_nd", x, coords)
 
 
 # -- __setitem__ ------------------------------------------------------------------------------------
@@ -309,6 +355,11 @@ def _scalar(value):
 def _set_basic(x, p, value):
     attrs = dict(axes=p.axes, starts=p.starts, ends=p.ends, steps=p.steps, decrease_axes=p.dec,
                  none_axes=p.none_pos, dtype=x.dtype.proto)
+    if p.scalars:   # 0-D tensor indices or tensor slice bounds: starts and ends come from tensor lists
+        starts_l, ends_l, steps_l = set_value_bounds(p)
+        attrs.update(starts=[], ends=[], steps=[] if steps_l else p.steps)
+        v = _value_for(x, value._data if isinstance(value, Tensor) else value)
+        return run_op("set_value", x, v if is_var(v) else _const(v), starts_l, ends_l, steps_l, **attrs)
     if _scalar(value):
         v = value.item() if isinstance(value, np.generic) else value
         if isinstance(v, complex) and x.dtype.np.kind != "c":
@@ -358,9 +409,12 @@ def setitem_value(x, index, value):
             rows = run_op("scale", run_op("gather", x, ids, None, axis=0), None, scale=0.0)
             upd = run_op("elementwise_add", rows, v if is_var(v) else _const(v))
             return run_op("scatter", x, ids, upd, overwrite=True)
-    if not isinstance(x, Tensor):
-        raise NotImplementedError("assigning through list/tensor indices is not supported in static mode yet "
-                                  "(except x[bool_mask] = value); use paddle.scatter or paddle.where")
+    if _in_program(x, p):
+        # in a Program: the basic part read, index_put on it, set_value back (Paddle's lowering)
+        based = bool(p.axes or p.none_pos)
+        sub = _basic(x, p) if based else x
+        new = put_advanced(sub, p.adv, value, x.dtype)
+        return _set_basic(x, p, new) if based else new
     sel = _positions(x._data.shape, p)
     v = _value_for(x, value)
     vshape = list(v.shape)

@@ -3,7 +3,8 @@
 
 Paddle writes it for item assignment with tensor indices (``z[mask] = 0.0``), in legacy and PIR files.
 The gradient: ``out`` takes ``dout`` where ``x`` survives (everywhere with ``accumulate``), and
-``value`` the sum of ``dout`` over the positions it was written to, reduced to its own shape.
+``value`` the sum of ``dout`` over the positions it was written to (without ``accumulate``, only the
+last of several writes to one position counts, as only it reaches ``out``), reduced to its own shape.
 """
 from __future__ import annotations
 
@@ -58,12 +59,27 @@ def _unbroadcast(g, shape):
     return g.reshape(shape)
 
 
+def _overwritten(x_shape, idx):
+    """Mask (over the broadcast index shape) of the writes a later write to the same position replaces:
+    numpy assigns in order, so only the last write to a position reaches ``out``."""
+    arrays = np.broadcast_arrays(*idx)
+    dims = x_shape[:len(arrays)]
+    lin = np.ravel_multi_index(tuple(np.where(a < 0, a + n, a) for a, n in zip(arrays, dims)), dims).reshape(-1)
+    keep = np.zeros(lin.shape, dtype=bool)
+    _, first_from_end = np.unique(lin[::-1], return_index=True)
+    keep[len(lin) - 1 - first_from_end] = True
+    return ~keep.reshape(arrays[0].shape)
+
+
 def _index_put_grad(x, indices, value, dout, accumulate=False, **_):
     idx = _index(x, indices)
     dx = dout.copy()
+    g = np.array(dout[idx])
     if not accumulate:
         dx[idx] = 0
-    dv = _unbroadcast(np.asarray(dout[idx]), np.shape(value)).astype(np.asarray(value).dtype)
+        if g.size:
+            g[_overwritten(x.shape, idx)] = 0   # a value element written over later gets no gradient
+    dv = _unbroadcast(g, np.shape(value)).astype(np.asarray(value).dtype)
     return dx, dv
 
 

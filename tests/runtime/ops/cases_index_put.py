@@ -31,4 +31,12 @@ CASES = [
                          "value": rng.uniform(-1, 1, (3,))},
            lambda x, indices, value, accumulate: _put(x, (np.array([1, 1, 3]), np.array([0, 0, 2])), value, True),
            attrs={"accumulate": True}, name="accumulate_duplicates"),
+    OpCase("index_put", {"x": rng.uniform(-1, 1, (3, 4, 2)), "indices": [np.array([-1, 0]), np.array([[1], [-4]])],
+                         "value": rng.uniform(-1, 1, (2, 1, 2))},
+           lambda x, indices, value: _put(x, (np.array([-1, 0]), np.array([[1], [-4]])), value),
+           name="negative_broadcast_indices"),
+    OpCase("index_put", {"x": _X, "indices": [np.array([1, 3, 1]), np.array([2, 0, 2])],
+                         "value": rng.uniform(-1, 1, (3,))},
+           lambda x, indices, value: _put(x, (np.array([1, 3, 1]), np.array([2, 0, 2])), value),
+           name="duplicates_last_write_wins"),
 ]
