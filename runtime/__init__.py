@@ -14,7 +14,8 @@ from .autograd import grad  # noqa: F401
 from . import autograd  # noqa: F401
 from .random import seed, get_rng_state, set_rng_state  # noqa: F401
 from .device import (CPUPlace, CUDAPlace, CUDAPinnedPlace, set_device, get_device,  # noqa: F401
-                     is_compiled_with_cuda, is_compiled_with_xpu, is_compiled_with_rocm)
+                     is_compiled_with_cuda, is_compiled_with_xpu, is_compiled_with_rocm, is_compiled_with_cinn,
+                     is_compiled_with_custom_device, is_compiled_with_distribute, is_compiled_with_ipu)
 from . import device  # noqa: F401
 
 from .api import operators as _operators  # noqa: F401  (attaches + - * / ... to tensors)

@@ -88,6 +88,20 @@ def assign(x):
     return _api.assign(x)
 
 
+@_export
+def assign_(x):
+    """In-place assign of ``x`` to itself: ``x`` (its inplace version bumped, as Paddle's in-place op does)."""
+    x._version = x.inplace_version + 1
+    return x
+
+
+@_export
+def assign_out_(x, output):
+    """Copy ``x`` into ``output`` (``paddle.assign(x, output)``); returns ``output``."""
+    _api.assign(x, output)
+    return output
+
+
 # -- elementwise ---------------------------------------------------------------------------------
 
 def _binary(name):

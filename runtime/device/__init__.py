@@ -48,6 +48,36 @@ class CPUPlace(Place):
         """Paddle's ``Place._equals``: whether ``other`` is the same place."""
         return self == other
 
+    # Paddle's Place queries (a CPUPlace answers as Paddle's does)
+    def is_cpu_place(self):
+        return True
+
+    def is_gpu_place(self):
+        return False
+
+    def is_cuda_pinned_place(self):
+        return False
+
+    def is_xpu_place(self):
+        return False
+
+    def is_xpu_pinned_place(self):
+        return False
+
+    def is_ipu_place(self):
+        return False
+
+    def is_custom_place(self):
+        return False
+
+    def gpu_device_id(self):
+        raise ValueError("gpu_device_id() of a CPUPlace: the place is not a GPU place")
+
+    def set_place(self, place):
+        """Paddle's ``Place.set_place``: only a CPU place can be set here."""
+        if not isinstance(place, CPUPlace):
+            raise ValueError(f"set_place: dy2st has the CPU only, got {place!r}")
+
 
 class CUDAPlace:
     def __init__(self, *args, **kwargs):

@@ -83,3 +83,12 @@ def test_cumsum_exclusive_and_reverse():
     np.testing.assert_allclose(_C_ops.cumsum(x, -1, False, False, True).numpy(), a[:, ::-1].cumsum(1)[:, ::-1])
     rev_excl = np.concatenate([a[:, :0:-1].cumsum(1)[:, ::-1], np.zeros((2, 1))], 1)
     np.testing.assert_allclose(_C_ops.cumsum(x, 1, False, True, True).numpy(), rev_excl)
+
+
+def test_assign_in_place_and_into_an_output():
+    x = paddle.to_tensor(np.array([1.0, 2.0]))
+    y = paddle.to_tensor(np.array([3.0, 4.0]))
+    before = x.inplace_version
+    assert _C_ops.assign_(x) is x and x.inplace_version == before + 1
+    assert _C_ops.assign_out_(x, y) is y
+    np.testing.assert_array_equal(y.numpy(), [1.0, 2.0])
