@@ -44,6 +44,36 @@ def stop_busy_loops(procs):
             p.kill()
 
 
+MMAP_THRESHOLD = 1 << 25    # glibc's largest (32 MiB on 64-bit): arrays below it come from the heap
+TRIM_THRESHOLD = 1 << 29    # free heap memory kept (not returned to the OS) up to this
+
+
+def steady_malloc():
+    """Fix glibc malloc's mmap and trim thresholds in this process (mallopt) and, through
+    GLIBC_TUNABLES, in the worker processes started after this call. With glibc's adaptive defaults a
+    process that allocates and frees multi-MiB arrays every call (the hand-written numpy floor: LeNet
+    training took ~1,200-1,750 page faults and 2.4-3.3 ms of system time per step on a loaded machine)
+    gives its memory back to the OS and faults it in again each call, and how often depends on the
+    process's allocation history (the columns that ran before) and on the machine's load: the
+    floor's time, hence every ratio to it, moved by 2-3x between runs (issue 17: 0.78x in an
+    alternating profile vs 1.46x in the suite for train_lenet). Fixed thresholds make every column's
+    allocations steady-state. Returns a description for the report, or None where not glibc."""
+    import ctypes
+    import platform
+    if platform.system() != "Linux" or platform.libc_ver()[0] != "glibc":
+        return None
+    try:
+        libc = ctypes.CDLL("libc.so.6")
+        ok = libc.mallopt(-1, TRIM_THRESHOLD) == 1 and libc.mallopt(-3, MMAP_THRESHOLD) == 1   # M_TRIM, M_MMAP
+    except (OSError, AttributeError):
+        return None
+    if not ok:
+        return None
+    os.environ.setdefault("GLIBC_TUNABLES", f"glibc.malloc.trim_threshold={TRIM_THRESHOLD}:"
+                                            f"glibc.malloc.mmap_threshold={MMAP_THRESHOLD}")
+    return f"malloc thresholds fixed (mmap {MMAP_THRESHOLD >> 20} MiB, trim {TRIM_THRESHOLD >> 20} MiB)"
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description="dy2st benchmark suite (issue 7)")
     ap.add_argument("--quick", action="store_true", help=f"short run: {QUICK['rounds']} rounds of "
@@ -69,7 +99,11 @@ def main(argv=None):
                          "machine; each loop stops by itself after --contention-limit seconds)")
     ap.add_argument("--contention-limit", type=float, default=3600.0, metavar="S",
                     help="upper bound on the busy loops' lifetime in seconds (default 3600)")
+    ap.add_argument("--malloc-default", action="store_true",
+                    help="keep glibc's adaptive malloc thresholds (default: fixed in every process, see "
+                         "steady_malloc: the floor's page faults otherwise make its time depend on load and history)")
     args = ap.parse_args(argv)
+    malloc_note = None if args.malloc_default else steady_malloc()
 
     names = spec.ORDER
     if args.workloads:
@@ -96,11 +130,13 @@ def main(argv=None):
         stop_busy_loops(busy)
     if args.contention:
         results["contention"] = args.contention
+    results["malloc"] = malloc_note or "glibc defaults"
 
     print(machine_line(results["machine"]))
     pinned = f"BLAS/OpenMP threads pinned to {args.threads}" if args.threads else "threads unpinned"
     if args.contention:
         pinned += f"; {args.contention} busy-looping process(es) running beside the benchmark"
+    pinned += f"; {malloc_note}" if malloc_note else "; glibc malloc defaults"
     print(f"{rounds} rounds x {min_time} s per timing, {pinned}; median µs per call (median ratio to the numpy floor); "
           "inference in eval mode under no_grad")
     print(report.main_table(results))

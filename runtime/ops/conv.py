@@ -11,6 +11,12 @@ is transposed while the output is written (by the fused kernels' epilogue, for f
 im2col with one (N*OH*OW, kh*kw*C) GEMM was measured too and lost on whole models (1.2-1.35x). The
 scatter side (input grads, transposed convolutions) is kh*kw strided slice-adds instead of
 ``np.add.at``. NHWC is handled by transposing to NCHW and back.
+
+Issue 17: depthwise convolutions run the direct kernels of conv_depthwise.py (no im2col: the forward
+for outputs of 32x32 and more, both gradients always); stride-1 convolutions copy their columns
+"wide" (one contiguous slice per tap, `_conv_product_wide`) when the GEMM's extra columns are cheap,
+and their input gradients scatter wide columns (`_scatter_wide`: kh*kw adds of long rows); the
+gradients of a whole-batch-GEMM convolution are one GEMM each (`_grads_whole_batch`).
 """
 from __future__ import annotations
 
@@ -20,6 +26,7 @@ import threading
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
+from . import conv_depthwise
 from .norm import bn_eval_affine
 from .registry import Meta, grad_op, lookup, register
 
@@ -219,7 +226,12 @@ def _conv_product(x, w, strides, paddings, padding_algorithm, dilations, groups)
     N = x.shape[0]
     M, Cg, kh, kw = w.shape
     pads, dil, strides, oh, ow = _conv_setup(x, w, strides, paddings, padding_algorithm, dilations, groups)
+    if conv_depthwise.direct_wanted(x.shape, w.shape, groups, oh, ow):
+        g = conv_depthwise.geometry(x.shape, w.shape, strides, pads, dil, oh, ow)
+        return conv_depthwise.forward(x, w, g), False
     xp = _pad_scratch(x, pads)
+    if _wide_ok(xp, kh, kw, strides, M, ow, _whole_batch_gemm(N, oh, ow, kh * kw, groups)):
+        return _conv_product_wide(xp, w, dil, oh, ow, groups, x.dtype)
     if _whole_batch_gemm(N, oh, ow, kh * kw, groups):
         C = xp.shape[1]
         sn, sc, sh, sw = xp.strides
@@ -236,6 +248,54 @@ def _conv_product(x, w, strides, paddings, padding_algorithm, dilations, groups)
     return out.reshape(N, M, oh, ow).astype(x.dtype, copy=False), False
 
 
+def _wide_ok(xp, kh, kw, strides, M=1, ow=None, whole_batch=True):
+    """Whether to copy the columns wide (`_conv_product_wide`): a stride-1 convolution (not 1x1, whose
+    columns are the input itself) of a padded input whose rows are contiguous, when the extra work is
+    small beside the copy it saves: the GEMM's (M filters times Wp - ow extra columns per row) and,
+    per sample, the crop of the GEMM's wide output into a new array (the whole-batch path transposes
+    its output anyway), which costs more than it saves when the filter count M exceeds half the
+    column height C*kh*kw (VGG's first layer, 3 -> 64 channels: 1.5x). Measured (one thread, thread
+    CPU time): LeNet's layers 0.89-0.96x, 64 filters on 56x56 and 112x112 0.99-1.03x, 128 on 28x28
+    1.04x, 256 on 14x14 1.13-1.15x, 512 on 7x7 1.24x; hence M * (Wp - ow) <= 8 * ow."""
+    it = xp.itemsize
+    C, Wp = xp.shape[1], xp.shape[3]
+    if ow is None:
+        ow = Wp - kw + 1
+    return (strides == [1, 1] and (kh, kw) != (1, 1) and xp.strides[3] == it
+            and xp.strides[2] == Wp * it and M * (Wp - ow) <= 8 * ow and (whole_batch or 2 * M <= C * kh * kw))
+
+
+def _conv_product_wide(xp, w, dil, oh, ow, groups, out_dtype):
+    """`_conv_product` of a stride-1 convolution with the columns laid out wide: in the padded input
+    every tap (i, j) is a constant flat offset, so its column row is ONE contiguous slice of
+    (oh - 1) * Wp + ow values (rows of the padded width Wp; the last Wp - ow values of each row are
+    outputs that do not exist). Copying those long slices took 0.3-0.8x the time of the 6-D strided
+    copy with rows of ``ow`` values (LeNet, ResNet layer shapes); the GEMM grows by Wp / ow and the
+    garbage outputs are dropped when the result is cropped (each output is its own dot product, so
+    they never mix with the real ones; the gradients keep the exact columns)."""
+    N, C, Hp, Wp = xp.shape
+    M, Cg, kh, kw = w.shape
+    L = (oh - 1) * Wp + ow
+    sn, sc, sh, sw = xp.strides
+    dtype = np.result_type(w.dtype, xp.dtype)
+    if _whole_batch_gemm(N, oh, ow, kh * kw, groups):
+        v = as_strided(xp, (C, kh, kw, N, L), (sc, sh * dil[0], sw * dil[1], sn, sw), writeable=False)
+        cols = scratch("cols", (C, kh, kw, N, oh * Wp), xp.dtype)
+        np.copyto(cols[..., :L], v)
+        cols[..., L:] = 0
+        k = C * kh * kw
+        prod = np.matmul(w.reshape(M, k), cols.reshape(k, N * oh * Wp), out=scratch("gemm", (M, N * oh * Wp), dtype))
+        return prod.reshape(M, N, oh, Wp)[..., :ow], True
+    v = as_strided(xp, (N, C, kh, kw, L), (sn, sc, sh * dil[0], sw * dil[1], sw), writeable=False)
+    cols = scratch("cols", (N, C * kh * kw, oh * Wp), xp.dtype)
+    np.copyto(cols.reshape(N, C, kh, kw, oh * Wp)[..., :L], v)
+    cols[..., L:] = 0
+    prod = _group_matmul(w.reshape(groups, M // groups, Cg * kh * kw), cols, groups, key="gemm")
+    out = np.empty((N, M, oh, ow), dtype=out_dtype)
+    np.copyto(out, prod.reshape(N, M, oh, Wp)[..., :ow], casting="unsafe")
+    return out, False
+
+
 def _conv2d(x, w, strides=(1, 1), paddings=(0, 0), padding_algorithm="EXPLICIT", dilations=(1, 1),
             groups=1, data_format="NCHW", **_):
     if _check_format(data_format):
@@ -246,6 +306,12 @@ def _conv2d(x, w, strides=(1, 1), paddings=(0, 0), padding_algorithm="EXPLICIT",
 
 def _conv2d_grad(x, w, dout, strides=(1, 1), paddings=(0, 0), padding_algorithm="EXPLICIT", dilations=(1, 1),
                  groups=1, data_format="NCHW", **_):
+    return conv2d_grads(x, w, dout, strides, paddings, padding_algorithm, dilations, groups, data_format)
+
+
+def conv2d_grads(x, w, dout, strides, paddings, padding_algorithm, dilations, groups, data_format, want_x=True):
+    """(Input@GRAD, Filter@GRAD) of conv2d; Input@GRAD is None unless ``want_x`` (the compiled backward's
+    partial kernel, runtime/static/partial_grads.py, asks only for the filter's: same operations)."""
     nhwc = _check_format(data_format)
     if nhwc:
         x = x.transpose(0, 3, 1, 2)
@@ -254,21 +320,98 @@ def _conv2d_grad(x, w, dout, strides=(1, 1), paddings=(0, 0), padding_algorithm=
     M, Cg, kh, kw = w.shape
     g = groups
     pads, dil, strides, oh, ow = _conv_setup(x, w, strides, paddings, padding_algorithm, dilations, groups)
-    cols = _cols(_pad_zero(x, pads), kh, kw, strides, dil, oh, ow)          # (N, C*kk, P)
-    d = np.ascontiguousarray(dout).reshape(N, g, M // g, oh * ow)
-    # dW[g] = sum_n dout[n, g] @ cols[n, g].T
-    dw = np.matmul(d, cols.reshape(N, g, Cg * kh * kw, oh * ow).transpose(0, 1, 3, 2)).sum(axis=0)
-    wm = w.reshape(g, M // g, Cg * kh * kw).transpose(0, 2, 1)              # (g, Cg*kk, Mg)
-    dcols = _group_matmul(wm, d.reshape(N, M, oh * ow), g, key="dcols")     # (N, C*kk, P)
-    if kh == kw == 1 and (oh, ow) == (H, W) and not any(pads):
-        dx = dcols.reshape(N, C, H, W).copy()        # 1x1 stride 1: the columns are dx (copied out of scratch)
+    if conv_depthwise.is_depthwise(x.shape, w.shape, groups):     # direct kernels: faster at every shape
+        dg = conv_depthwise.geometry(x.shape, w.shape, strides, pads, dil, oh, ow)
+        dw = conv_depthwise.filter_grad(x, dout, dg, w.shape, w.dtype)
+        dx = conv_depthwise.input_grad(w, dout, dg, x.dtype) if want_x else None
+    elif _whole_batch_gemm(N, oh, ow, kh * kw, groups):
+        dx, dw = _grads_whole_batch(x, w, dout, pads, dil, strides, oh, ow, want_x)
     else:
-        canvas = (H + pads[0] + pads[1], W + pads[2] + pads[3])
-        dxp = _scatter_cols(dcols.reshape(N, C, kh, kw, oh, ow), canvas, strides, dil)
-        dx = dxp[:, :, pads[0]:pads[0] + H, pads[2]:pads[2] + W]
-    if nhwc:
-        dx = dx.transpose(0, 2, 3, 1)
-    return np.ascontiguousarray(dx, dtype=x.dtype), dw.reshape(w.shape).astype(w.dtype, copy=False)
+        cols = _cols(_pad_zero(x, pads), kh, kw, strides, dil, oh, ow)          # (N, C*kk, P)
+        d = np.ascontiguousarray(dout).reshape(N, g, M // g, oh * ow)
+        # dW[g] = sum_n dout[n, g] @ cols[n, g].T
+        dw = np.matmul(d, cols.reshape(N, g, Cg * kh * kw, oh * ow).transpose(0, 1, 3, 2)).sum(axis=0)
+        dx = None
+        if want_x:
+            wm = w.reshape(g, M // g, Cg * kh * kw).transpose(0, 2, 1)              # (g, Cg*kk, Mg)
+            if kh == kw == 1 and (oh, ow) == (H, W) and not any(pads):
+                # 1x1 stride 1: the columns are dx
+                dx = _group_matmul(wm, d.reshape(N, M, oh * ow), g).reshape(N, C, H, W)
+            elif strides == [1, 1]:
+                wide = _wide(dout, (N, M, oh, ow), W + pads[2] + pads[3], "dwide")       # (N, M, oh * Wp)
+                dcols = _group_matmul(wm, wide, g, key="dcols")                           # (N, C*kk, oh * Wp)
+                dx = _scatter_wide(dcols.reshape(N, C, kh * kw, wide.shape[2]), (H, W), pads, dil, kw, oh, ow)
+            else:
+                dcols = _group_matmul(wm, d.reshape(N, M, oh * ow), g, key="dcols")     # (N, C*kk, P)
+                canvas = (H + pads[0] + pads[1], W + pads[2] + pads[3])
+                dxp = _scatter_cols(dcols.reshape(N, C, kh, kw, oh, ow), canvas, strides, dil)
+                dx = dxp[:, :, pads[0]:pads[0] + H, pads[2]:pads[2] + W]
+    if dx is not None:
+        if nhwc:
+            dx = dx.transpose(0, 2, 3, 1)
+        dx = np.ascontiguousarray(dx, dtype=x.dtype)
+    return dx, dw.reshape(w.shape).astype(w.dtype, copy=False)
+
+
+def _wide(d, shape, Wp, key):
+    """``d`` (A, B, oh, ow) (any strides) laid out wide in scratch memory: (A, B, oh * Wp) with rows
+    of ``Wp`` values, the last ``Wp - ow`` of each zero (so a GEMM over it gives zero there)."""
+    A, B, oh, ow = shape
+    out = scratch(key, (A, B, oh, Wp), d.dtype)
+    out[..., ow:] = 0
+    out[..., :ow] = d
+    return out.reshape(A, B, oh * Wp)
+
+
+def _scatter_wide(dcols, hw, pads, dil, kw, oh, ow, channels_first=False):
+    """Col2im of a stride-1 convolution from wide columns: ``dcols`` (A, B, kh*kw, oh*Wp) (A, B = N, C,
+    or C, N if ``channels_first``) whose tap ``t`` adds at the constant flat offset of (i*dh, j*dw) of the
+    padded canvas: kh*kw adds of long contiguous rows (the per-tap 2-D slice-adds of `_scatter_cols`
+    run their inner loop over ``ow`` values only). The zero garbage columns add nothing. Returns dx
+    (N, C, H, W), a view of a new array."""
+    A, B, kk, _ = dcols.shape
+    H, W = hw
+    Hp, Wp = H + pads[0] + pads[1], W + pads[2] + pads[3]
+    L = (oh - 1) * Wp + ow
+    dxp = np.zeros((A, B, Hp * Wp), dtype=dcols.dtype)
+    for t in range(kk):
+        off = (t // kw) * dil[0] * Wp + (t % kw) * dil[1]
+        dst = dxp[:, :, off:off + L]
+        np.add(dst, dcols[:, :, t, :L], out=dst)
+    dx = dxp.reshape(A, B, Hp, Wp)[:, :, pads[0]:pads[0] + H, pads[2]:pads[2] + W]
+    return dx.transpose(1, 0, 2, 3) if channels_first else dx
+
+
+def _grads_whole_batch(x, w, dout, pads, dil, strides, oh, ow, want_x):
+    """Both gradients with one GEMM each over the whole batch (the layout of the forward's
+    `_whole_batch_gemm` path, groups == 1): dW = dout (M, N*P) @ cols (C*kk, N*P).T instead of N
+    per-sample GEMMs and a sum, dcols = W.T @ dout."""
+    N, C, H, W = x.shape
+    M, _, kh, kw = w.shape
+    K, P = C * kh * kw, N * oh * ow
+    xp = _pad_scratch(x, pads)
+    sn, sc, sh, sw = xp.strides
+    v = as_strided(xp, (C, kh, kw, N, oh, ow),
+                   (sc, sh * dil[0], sw * dil[1], sn, sh * strides[0], sw * strides[1]), writeable=False)
+    cols = scratch("cols", (C, kh, kw, N, oh, ow), xp.dtype)
+    np.copyto(cols, v)
+    dT = dout.transpose(1, 0, 2, 3)                                       # (M, N, oh, ow) view
+    dt = scratch("dT", (M, N, oh, ow), dout.dtype)
+    np.copyto(dt, dT)
+    dw = np.dot(dt.reshape(M, P), cols.reshape(K, P).T)
+    if not want_x:
+        return None, dw
+    wt = w.reshape(M, K).T
+    if strides == [1, 1]:
+        wide = _wide(dT, (M, N, oh, ow), W + pads[2] + pads[3], "dwide")        # (M, N, oh * Wp)
+        dcols = np.dot(wt, wide.reshape(M, -1), out=scratch("dcols", (K, wide.shape[1] * wide.shape[2]),
+                                                            np.result_type(wt.dtype, wide.dtype)))
+        dcols = dcols.reshape(C, kh * kw, N, wide.shape[2]).transpose(0, 2, 1, 3)          # (C, N, kk, oh * Wp)
+        return _scatter_wide(dcols, (H, W), pads, dil, kw, oh, ow, channels_first=True), dw
+    dcols = np.dot(wt, dt.reshape(M, P)).reshape(C, kh, kw, N, oh, ow).transpose(3, 0, 1, 2, 4, 5)
+    canvas = (H + pads[0] + pads[1], W + pads[2] + pads[3])
+    dxp = _scatter_cols(dcols, canvas, strides, dil)
+    return dxp[:, :, pads[0]:pads[0] + H, pads[2]:pads[2] + W], dw
 
 
 def _conv2d_meta(x, w, strides=(1, 1), paddings=(0, 0), padding_algorithm="EXPLICIT", dilations=(1, 1),

@@ -267,6 +267,26 @@ def _pool2d(x, ksize=None, strides=(1, 1), paddings=(0, 0), ceil_mode=False, exc
     return _back(out.astype(x.dtype, copy=False), data_format)
 
 
+def _max_grad_tiled(x, out, dout, g):
+    """Max-pool gradient when the windows tile the input (LeNet's 2x2 / stride 2): every input element
+    is in exactly one window, so each window offset writes its own strided part of ``dx`` directly
+    (``dout`` where the element is its window's first maximum, else 0) with no canvas to zero and
+    scatter into. Same ties rule as the general path: the first maximum in window order wins."""
+    dx = np.empty(x.shape, dtype=x.dtype)
+    hit = np.empty(out.shape, dtype=bool)
+    taken = None
+    for i in range(g.k[0]):
+        for j in range(g.k[1]):
+            np.equal(g.window(x, i, j), out, out=hit)
+            if taken is None:
+                taken = hit.copy()
+            else:
+                np.greater(hit, taken, out=hit)          # a maximum not taken by an earlier offset
+                np.logical_or(taken, hit, out=taken)
+            np.multiply(dout, hit, out=g.window(dx, i, j), casting="unsafe")
+    return dx
+
+
 def _pool2d_grad(x, out, dout, ksize=None, strides=(1, 1), paddings=(0, 0), ceil_mode=False, exclusive=True,
                  data_format="NCHW", pooling_type="", global_pooling=False, adaptive=False,
                  padding_algorithm="EXPLICIT", **_):
@@ -287,6 +307,8 @@ def _pool2d_grad(x, out, dout, ksize=None, strides=(1, 1), paddings=(0, 0), ceil
                     bw = we[j] - ws[j]
                     dx[n_i, c_i, hs[i] + a // bw, ws[j] + a % bw] += dout[:, :, i, j]
             return _back(dx, data_format)
+        if _tiled(g):
+            return _back(_max_grad_tiled(x, out, dout, g), data_format)
         canvas = g.canvas(x, _neg_inf(x.dtype))
         dcanvas = np.zeros(canvas.shape, dtype=x.dtype)
         taken = np.zeros(out.shape, dtype=bool)

@@ -71,17 +71,8 @@ def _conv2d_grad_factory(wanted, attrs):
 
     def kernel(x, w, dout):
         # the Filter@GRAD half of runtime.ops.conv._conv2d_grad (no col2im for the input gradient)
-        if _conv._check_format(data_format):
-            x = x.transpose(0, 3, 1, 2)
-            dout = dout.transpose(0, 3, 1, 2)
-        N = x.shape[0]
-        M, Cg, kh, kw = w.shape
-        g = groups
-        pads, dil, st, oh, ow = _conv._conv_setup(x, w, strides, paddings, algorithm, dilations, groups)
-        cols = _conv._cols(_conv._pad_zero(x, pads), kh, kw, st, dil, oh, ow)
-        d = np.ascontiguousarray(dout).reshape(N, g, M // g, oh * ow)
-        dw = np.matmul(d, cols.reshape(N, g, Cg * kh * kw, oh * ow).transpose(0, 1, 3, 2)).sum(axis=0)
-        return None, dw.reshape(w.shape).astype(w.dtype, copy=False)
+        return _conv.conv2d_grads(x, w, dout, strides, paddings, algorithm, dilations, groups, data_format,
+                                  want_x=False)
     return kernel
 
 

@@ -76,3 +76,49 @@ def test_fused_kernels_reject_unknown_activation():
         conv._conv2d_bias_act(x, w, np.zeros(1, np.float32), activation="gelu")
     with pytest.raises(ValueError, match="activation must be one of"):
         conv._conv2d_bn(x, w, None, None, np.zeros(1, np.float32), np.ones(1, np.float32), activation="tanh")
+
+
+@pytest.mark.parametrize("shape,w,attrs", [
+    ((3, 4, 7, 6), (5, 4, 3, 3), {"paddings": [1, 1]}),                                  # whole batch
+    ((1, 3, 20, 19), (4, 3, 5, 3), {"paddings": [2, 0, 1, 1], "dilations": [1, 2]}),      # per sample
+    ((2, 4, 18, 17), (6, 2, 3, 3), {"paddings": [1, 1], "groups": 2}),                   # per sample, groups
+    ((2, 5, 6, 4), (3, 5, 2, 2), {"data_format": "NHWC"}),                              # strided rows: not wide
+    ((2, 3, 9, 9), (4, 3, 1, 1), {"paddings": [1, 1]}),                                  # 1x1 with padding
+])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_wide_columns_equal_strided_columns(monkeypatch, shape, w, attrs, dtype):
+    x = rng.standard_normal(shape).astype(dtype)
+    if attrs.get("data_format") == "NHWC":
+        x = x.transpose(0, 2, 3, 1).copy()
+    f = rng.standard_normal(w).astype(dtype)
+    x[0, 0, 0, 0] = np.inf                  # non-finite inputs land in the same outputs
+    b = rng.standard_normal(w[0]).astype(dtype)
+    scale, bias, mean, var = _bn_params(w[0], dtype)
+    calls = []
+    real_wide = conv._conv_product_wide
+    monkeypatch.setattr(conv, "_conv_product_wide", lambda *a: calls.append(1) or real_wide(*a))
+    got = (conv._conv2d(x, f, **attrs), conv._conv2d_bias_act(x, f, b, activation="relu", **attrs),
+           conv._conv2d_bn(x, f, scale, bias, mean, var, **attrs))
+    for _ in range(2):                      # garbage a previous call left in the scratch columns changes nothing
+        conv.scratch("cols", (1 << 15,), np.float64)[...] = np.nan
+        np.testing.assert_array_equal(conv._conv2d(x, f, **attrs), got[0])
+    assert bool(calls) == (w[2:] != (1, 1) and attrs.get("data_format") != "NHWC")
+    monkeypatch.setattr(conv, "_wide_ok", lambda *a: False)
+    want = (conv._conv2d(x, f, **attrs), conv._conv2d_bias_act(x, f, b, activation="relu", **attrs),
+            conv._conv2d_bn(x, f, scale, bias, mean, var, **attrs))
+    tol = dict(rtol=1e-5, atol=1e-5) if dtype == np.float32 else dict(rtol=1e-12, atol=1e-12)
+    for g, e in zip(got, want):
+        assert g.dtype == e.dtype == dtype and g.shape == e.shape and g.flags.c_contiguous
+        np.testing.assert_array_equal(np.isfinite(g), np.isfinite(e))
+        np.testing.assert_allclose(g, e, **tol)
+
+
+def test_wide_columns_used_for_stride_one_only():
+    xp = np.zeros((2, 3, 8, 9), np.float32)
+    assert conv._wide_ok(xp, 3, 3, [1, 1])
+    assert not conv._wide_ok(xp, 3, 3, [2, 1])
+    assert not conv._wide_ok(xp, 1, 1, [1, 1])
+    assert not conv._wide_ok(xp.transpose(0, 1, 3, 2), 3, 3, [1, 1])
+    assert not conv._wide_ok(xp, 3, 3, [1, 1], M=256, ow=7)       # the GEMM's extra columns cost more
+    assert not conv._wide_ok(xp, 3, 3, [1, 1], M=16, ow=7, whole_batch=False)    # 16 > 3*3*3 / 2: the crop costs more
+    assert conv._wide_ok(xp, 3, 3, [1, 1], M=16, ow=7, whole_batch=True)
