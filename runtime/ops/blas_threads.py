@@ -138,6 +138,7 @@ def limit(n: int):
 # are free again it returns to the library's own count. Only a single-threaded Python process adapts
 # (changing OpenBLAS's count while another thread is inside a BLAS call is not safe).
 _INTERVAL = 0.5
+_MIN_WINDOW = 0.05  # seconds: a shorter sample window says too little about the others' load
 _auto = False
 _default = None        # the library's thread count before we changed it
 _next_check = float("inf")
@@ -179,15 +180,18 @@ def recheck():
     if busy is None:
         return
     ours = time.process_time()
+    if _last is not None and now - _last[0] < _MIN_WINDOW:
+        _next_check = _last[0] + _MIN_WINDOW    # too short a window to tell: keep the older sample
+        return
     last, _last = _last, (now, ours, busy)
-    if last is None or now - last[0] <= 0:
+    if last is None:
         return
     others = max(0.0, ((busy - last[2]) / _HZ - (ours - last[1])) / (now - last[0]))
     set_threads(threads_for(others, len(_cpus), _default))
 
 
 def _start_auto():
-    global _auto, _default, _cpus, _next_check
+    global _auto, _default, _cpus, _next_check, _last
     if _ensure() is None or not os.path.exists("/proc/stat"):
         return
     try:
@@ -198,6 +202,13 @@ def _start_auto():
     _default = get_threads()
     _auto = _default is not None and _default > 1
     _next_check = _monotonic() if _auto else float("inf")
+    if _auto:
+        # the first sample now (at import), so that the first BLAS work already knows whether the other
+        # cores are busy: without it the whole first call (tracing, the first run of a model) ran
+        # 2-thread products against a busy core (MobileNet v1's first call took 3.5x longer at load 8)
+        busy = _busy_jiffies()
+        if busy is not None:
+            _last = (_monotonic(), time.process_time(), busy)
 
 
 def apply_policy(value=None) -> None:

@@ -1,5 +1,7 @@
 """The BLAS thread policy (runtime/ops/blas_threads.py): finding numpy's OpenBLAS without threadpoolctl,
 the contention rule, and that the cheap checks run where BLAS work starts."""
+import os
+
 import numpy as np
 import pytest
 
@@ -111,3 +113,32 @@ def test_the_thread_count_changes_results_only_at_rounding_level():
     np.testing.assert_allclose(one, two, rtol=1e-5, atol=1e-4)
     exact = a.astype(np.float64) @ b.astype(np.float64)
     assert np.abs(one - exact).max() < 1e-3 and np.abs(two - exact).max() < 1e-3
+
+
+def test_first_blas_work_decides_from_the_sample_taken_at_start(monkeypatch):
+    """_start_auto takes the first sample, so the first recheck (the first BLAS work of the process)
+    already drops a thread when another process kept a core busy since import; a window shorter than
+    _MIN_WINDOW keeps the older sample and schedules the check for when it is long enough."""
+    if not bt.available() or not os.path.exists("/proc/stat"):
+        pytest.skip("numpy's BLAS thread count is not controllable here")
+    before = bt.get_threads()
+    saved = (bt._auto, bt._default, bt._cpus, bt._next_check, bt._last)
+    clock = {"wall": 500.0, "cpu": 5.0, "busy": 0}
+    monkeypatch.setattr(bt, "_monotonic", lambda: clock["wall"])
+    monkeypatch.setattr(bt.time, "process_time", lambda: clock["cpu"])
+    monkeypatch.setattr(bt, "_busy_jiffies", lambda: clock["busy"])
+    monkeypatch.setattr(bt.os, "sched_getaffinity", lambda pid: {0, 1})
+    try:
+        bt.set_threads(2)
+        bt._start_auto()
+        assert bt._auto and bt._last == (500.0, 5.0, 0)
+        clock.update(wall=500.01, cpu=5.01, busy=0)        # too short a window: no decision
+        bt.recheck()
+        assert bt._last == (500.0, 5.0, 0) and bt._next_check == pytest.approx(500.0 + bt._MIN_WINDOW)
+        hz = bt._HZ
+        clock.update(wall=501.0, cpu=6.0, busy=2 * hz)     # others kept one core busy since the start
+        bt.recheck()
+        assert bt.get_threads() == 1
+    finally:
+        bt._auto, bt._default, bt._cpus, bt._next_check, bt._last = saved
+        bt.set_threads(before)
