@@ -1,6 +1,7 @@
 """Static-graph executor overhead: the compiled executor against the interpreter, eager and numpy.
 
-    python benchmarks/static_overhead.py [--repeats 15] [--min-time 0.02] [--json results.json]
+    python benchmarks/static_overhead.py [--repeats 15] [--min-time 0.02] [--cases call] [--clock cpu]
+                                         [--json results.json]
 
 Cases (float32):
   ops10   a 10-op program on 1-element tensors (feed x, 10 elementwise ops, fetch the result):
@@ -12,6 +13,10 @@ Cases (float32):
           taken over the run): control flow compiled inline ("compiled") against the same
           compiled code running the control-flow ops through their interpret fallback
           ("compiled_interp"), the interpreter and numpy.
+  call    the to_static call path (issue 17): ``x + 1`` on a [1] tensor converted as a function and as
+          a Layer (eval mode: nothing needs gradients), against the compiled function called directly
+          and numpy's ``a + 1``: ``function - compiled_fn`` is what StaticFunction and PartialProgram
+          add per call, ``layer - function`` what Layer.__call__ adds.
 
 Each repeat times every side back to back over the same number of calls (interleaved, the
 order rotated each repeat); the report is the median ns per call of each side and the
@@ -143,19 +148,53 @@ def _loop():
     return sides
 
 
-CASES = {"ops10": _ops10, "mlp": _mlp, "loop": _loop}
+def _add_one(x):
+    return x + 1.0
+
+
+def _call():
+    """The to_static call path: a converted one-op function and a converted one-op Layer, against the
+    compiled function called directly and numpy. Both in eval mode (gradients on, nothing needs them:
+    the inference path, as under no_grad, without the context manager's own cost)."""
+    import dy2st
+    from runtime.static.scope import _global_scope
+
+    class AddOne(dy2st.nn.Layer):
+        def forward(self, x):
+            return x + 1.0
+
+    x_np = np.ones([1], np.float32)
+    x = paddle.to_tensor(x_np)
+    fn = dy2st.jit.to_static(_add_one, full_graph=True)
+    fn.eval()
+    layer = dy2st.jit.to_static(AddOne(), full_graph=True)
+    layer.eval()
+    fn(x)
+    layer(x)
+    pp = fn._cache._last.runner
+    feed, scope, bindings, compiled = {pp._feed_names[0]: x_np}, _global_scope[0].vars, pp._bindings, pp._fn
+    one = np.float32(1.0)
+    return {"numpy": lambda: x_np + one, "compiled_fn": lambda: compiled(feed, scope, bindings)[0],
+            "function": lambda: fn(x), "layer": lambda: layer(x)}
+
+
+CASES = {"ops10": _ops10, "mlp": _mlp, "loop": _loop, "call": _call}
 RATIOS = {"ops10": [("compiled", "numpy"), ("interpreter", "numpy"), ("interpreter", "compiled")],
           "mlp": [("compiled", "eager"), ("interpreter", "eager"), ("interpreter", "compiled"),
                   ("compiled", "numpy")],
           "loop": [("compiled", "numpy"), ("compiled_interp", "compiled"), ("interpreter", "compiled"),
-                   ("interpreter", "compiled_interp")]}
+                   ("interpreter", "compiled_interp")],
+          "call": [("function", "numpy"), ("layer", "numpy"), ("function", "compiled_fn"), ("layer", "function")]}
+
+
+_clock = time.perf_counter      # --clock cpu: this thread's CPU time (other processes' load moves it less)
 
 
 def _time(fn, n):
-    t0 = time.perf_counter()
+    t0 = _clock()
     for _ in range(n):
         fn()
-    return (time.perf_counter() - t0) / n * 1e9
+    return (_clock() - t0) / n * 1e9
 
 
 def bench(name, repeats, min_time):
@@ -186,7 +225,11 @@ def main(argv=None):
     ap.add_argument("--min-time", type=float, default=0.02)
     ap.add_argument("--cases", nargs="*", default=list(CASES), choices=list(CASES))
     ap.add_argument("--json", metavar="PATH")
+    ap.add_argument("--clock", choices=("wall", "cpu"), default="wall",
+                    help="wall: perf_counter (default); cpu: thread CPU time, steadier on a busy machine")
     args = ap.parse_args(argv)
+    global _clock
+    _clock = time.thread_time if args.clock == "cpu" else time.perf_counter
     results = {}
     for name in args.cases:
         results[name] = r = bench(name, args.repeats, args.min_time)

@@ -4,7 +4,7 @@ from __future__ import annotations
 import types
 
 from .call_conversion import ignore_module  # noqa: F401
-from .static_function import StaticFunction, enable_to_static  # noqa: F401
+from .static_function import NOT_A_LAYER_MESSAGE, StaticFunction, enable_to_static  # noqa: F401
 
 __all__ = ["to_static", "not_to_static", "enable_to_static", "ignore_module"]
 
@@ -46,6 +46,9 @@ def to_static(function=None, input_spec=None, build_strategy=None, full_graph=Tr
         if isinstance(fn, StaticFunction):
             return fn
         if isinstance(fn, types.MethodType):
+            if not isinstance(fn.__self__, Layer):
+                # Paddle's StaticFunction refuses a method bound to anything but a Layer, at decoration
+                raise TypeError(NOT_A_LAYER_MESSAGE)
             sf = StaticFunction(fn.__func__, input_spec, build_strategy, full_graph, fallback, property=is_property)
             return sf.__get__(fn.__self__)
         if not callable(fn):

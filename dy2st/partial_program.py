@@ -1,6 +1,8 @@
 """PartialProgram: a traced static Program called from eager code, as Paddle's ``run_program`` op.
 
-Without gradients the forward Program runs through its compiled function (built once).
+Without gradients the forward Program runs through its compiled function (built once, by the first
+call that needs it: a training step never does). Every output gets the stop_gradient of its traced
+Variable, as Paddle's run_program sets it (also under no_grad), or False where it is differentiable.
 With gradients the outputs come from ONE node of the eager tape: the forward runs a compiled
 function that also returns every forward value the backward reads ("saved" values: dropout
 masks, control-flow step scopes, activations); the node's grad rule feeds them, with the
@@ -284,13 +286,18 @@ class PartialProgram:
         self._fetch_vars = [self._var(v, "fetch_vars") for v in fetch_vars]
         self._feed_names = tuple(v.name for v in self._feed_vars)
         self._fetch_names = tuple(v.name for v in self._fetch_vars)
+        # Paddle's run_program gives each output the stop_gradient of its Variable as traced (also under
+        # no_grad and in eval mode): ``to_tensor(..., stop_gradient=False)`` returned comes back False
+        self._out_sg = tuple(bool(v.stop_gradient) for v in self._fetch_vars)
         self._n_feed = len(self._feed_names)
         self.training = bool(training)
         self._bindings = program._eager_bindings
         # eager tensors the Program reads that may need gradients (parameters, float buffers)
         self._grad_candidates = [(n, t) for n, t in self._bindings.items() if t._data.dtype.kind in "fc"]
         self._compiled = self._fn = None
-        self._version = -1
+        self._version = -1          # the Program version the gradient plans and flags are for
+        self._fn_version = -1       # the version the forward-only function was compiled for (lazily:
+        #                             a training call runs the plan's forward and never needs it)
         self._plans = {}
         self._explicit = None
         self._lock = threading.RLock()     # taken on misses only: compiling, building a gradient plan
@@ -316,7 +323,7 @@ class PartialProgram:
     def backward_program(self, input_needs=None):
         """The Program with the backward appended (inputs needing grad: ``input_needs``, default none)."""
         if self._version != self._program.version:
-            self._recompile()
+            self._refresh()
         needs = tuple(bool(b) for b in (input_needs or (False,) * self._n_feed))
         pnames = tuple(n for n, t in self._grad_candidates if not t.stop_gradient)
         key = (needs, pnames)
@@ -345,7 +352,7 @@ class PartialProgram:
                 if needs is not None or pnames:
                     return self._call_grad(inputs, needs or (False,) * self._n_feed, pnames)
         # the inference hot path: feed dict, compiled function, wrap
-        if self._version != self._program.version:
+        if self._fn_version != self._program.version:
             self._recompile()
         if self._n_feed == 1:       # the common case without a comprehension's frame (~0.3 µs)
             x = inputs[0]
@@ -357,14 +364,41 @@ class PartialProgram:
         except Exception as e:
             _explain(self._compiled, e)
             raise
+        sg = self._out_sg
         if len(outs) == 1 and type(outs[0]) is np.ndarray and state.tracer is None:
-            return [_wrap(outs[0])]         # the common case: one array, no TracedLayer recording
-        res = [_wrap(o) for o in outs if type(o) is np.ndarray]
-        if len(res) != len(outs):
-            res = [_wrap(self._out(o, i)) for i, o in enumerate(outs)]
+            return [_wrap(outs[0], sg[0])]      # the common case: one array, no TracedLayer recording
+        res = [_wrap(o if type(o) is np.ndarray else self._out(o, i), sg[i]) for i, o in enumerate(outs)]
         if state.tracer is not None:
             self._trace(inputs, res)
         return res
+
+    def infer_call(self, general, index):
+        """``general(args)`` (a ConcreteProgram's ``run``) specialised for StaticFunction's hot path, which
+        calls it only for positional Tensors of the signature it checked: one per feed, none needing
+        gradients, output ``index`` returned. Runs the compiled forward directly when ``__call__`` would
+        take its inference path (no gradients to record, no TracedLayer, compiled program current);
+        defers to ``general`` otherwise, so behaviour is the same as calling through ``__call__``."""
+        pp, st, blas, scope = self, state, _blas, _global_scope
+        program, bindings = self._program, self._bindings
+        names = self._feed_names
+        name0 = names[0] if len(names) == 1 else None
+
+        def call(args):
+            if _monotonic() >= blas._next_check:
+                blas.recheck()              # the BLAS thread policy (runtime/ops/blas_threads.py)
+            if (st.grad_enabled and pp.training) or st.tracer is not None or pp._fn_version != program.version:
+                return general(args)
+            if name0 is not None:
+                feed = {name0: args[0]._data}
+            else:
+                feed = {n: a._data for n, a in zip(names, args)}
+            try:
+                o = pp._fn(feed, scope[0].vars, bindings)[index]
+            except Exception as e:
+                _explain(pp._compiled, e)
+                raise
+            return _wrap(o if type(o) is np.ndarray else pp._out(o, index), pp._out_sg[index])
+        return call
 
     def _trace(self, inputs, outs):
         """Show the call to a TracedLayer recording eager ops, as one run_program op."""
@@ -378,15 +412,20 @@ class PartialProgram:
 
     def _run_forward(self, inputs):
         """The fetched arrays of a forward-only run."""
-        if self._version != self._program.version:
+        if self._fn_version != self._program.version:
             self._recompile()
         feed = {n: x._data if isinstance(x, Tensor) else x for n, x in zip(self._feed_names, inputs)}
         return _call(self._compiled, feed, self._bindings)
 
     def _recompile(self):
         with self._lock:
-            if self._version != self._program.version:     # not done by another thread meanwhile
+            if self._fn_version != self._program.version:     # not done by another thread meanwhile
                 self._compile()
+
+    def _refresh(self):
+        with self._lock:
+            if self._version != self._program.version:
+                self._reset_plans(self._program.version)
 
     def _plan_for(self, key):
         with self._lock:
@@ -398,27 +437,35 @@ class PartialProgram:
 
     def _compile(self):
         version = self._program.version
+        if self._version != version:
+            self._reset_plans(version)
         try:
             with gc_paused():
                 compiled = compile_program(self._program, self._feed_names, self._fetch_names)
         except CompileError as e:
             raise RuntimeError(str(e)) from None
+        self._compiled = compiled
+        self._fn = compiled.fn
+        self._fn_version = version      # last: other threads check it without the lock
+
+    def _reset_plans(self, version):
+        """What depends on the Program's content, for ``version`` (under the lock)."""
         self._grad_candidates = [(n, t) for n, t in self._bindings.items() if t._data.dtype.kind in "fc"]
         self._plans = {}
         self._explicit = None
-        self._compiled = compiled
-        self._fn = compiled.fn
+        self._out_sg = tuple(bool(v.stop_gradient) for v in self._fetch_vars)
         self._version = version     # last: other threads check it without the lock
 
     def _call_grad(self, inputs, needs, pnames):
         if self._version != self._program.version:
-            self._recompile()
+            self._refresh()
         key = (needs, pnames)
         plan = self._plans.get(key, _MISSING)
         if plan is _MISSING:
             plan = self._plan_for(key)
+        sg = self._out_sg
         if plan is None or not any(plan.out_diff):
-            outs = [_wrap(self._out(o, i)) for i, o in enumerate(self._run_forward(inputs))]
+            outs = [_wrap(self._out(o, i), sg[i]) for i, o in enumerate(self._run_forward(inputs))]
             if state.tracer is not None:
                 self._trace(inputs, outs)
             return outs
@@ -432,7 +479,7 @@ class PartialProgram:
             o = vals[i]
             if type(o) is not np.ndarray:
                 o = self._out(o, i)
-            outs.append(_wrap(o, not plan.out_diff[i]))
+            outs.append(_wrap(o, sg[i] and not plan.out_diff[i]))
         saved = dict(zip(plan.saved, vals[n:]))
         xs = [x if isinstance(x, Tensor) else _wrap(np.asarray(x)) for x in inputs]
         params = [self._bindings[p] for p in plan.p_names]

@@ -6,7 +6,10 @@ matching InputSpec, whose ``None`` dims make one Program serve every batch size 
 by value, plus the Layer's training flag); on a miss, trace the converted function into a new
 Program (`ConcreteProgram`); then run it through a `PartialProgram`, which also makes it one
 node of the eager autograd tape when gradients are needed. The user's Python runs only while
-tracing (as in Paddle's AST mode).
+tracing (as in Paddle's AST mode). The hot path: a call with the last call's positional tensor
+signature (class, shape, dtype, stop_gradient) and mode skips the key; when nothing needs gradients
+it goes straight to the compiled function (`PartialProgram.infer_call`). A method converted on an
+object that is not a Layer fails as in Paddle (TypeError), as does a call after its object is deleted.
 
 Threads: the tracing state (static flag, program being built, name-generator guards) is per thread
 (runtime/framework.py, runtime/static/program.py, runtime/unique_name.py). A cache miss takes the
@@ -309,7 +312,15 @@ class StaticFunction:
 
     @property
     def _instance(self):
-        return self._instance_ref() if self._instance_ref is not None else None
+        """The object a converted method is bound to (None for a plain function); raises, as Paddle's
+        ``class_instance`` does, once that object has been deleted (``A().f(x)`` drops it before the call)."""
+        ref = self._instance_ref
+        if ref is None:
+            return None
+        inst = ref()
+        if inst is None:
+            raise RuntimeError("The instance of class has been deleted, please re-create the instance.")
+        return inst
 
     # -- public API ------------------------------------------------------------------------------------
     @property
@@ -370,8 +381,7 @@ class StaticFunction:
         inst = self._instance
         if inst is not None:
             if not hasattr(inst, "training"):
-                raise TypeError("When using 'to_static' to convert method of a class, please ensure the class "
-                                "inherits from nn.Layer")
+                raise TypeError(NOT_A_LAYER_MESSAGE)
             return bool(inst.training)
         return self._training
 
@@ -501,21 +511,35 @@ class StaticFunction:
 
     # -- calling ---------------------------------------------------------------------------------------
     def __call__(self, *args, **kwargs):
+        fast = self._fast_args      # (never set for a property function)
+        if fast is not None and not kwargs:
+            # the hot path: positional tensors with the same classes, shapes, dtypes and stop_gradient
+            # as the last call, in the same train/eval mode, reuse its program without building a key
+            st = state
+            if not st.static and st.amp is None and _settings["enabled"]:
+                sig = fast[0]
+                try:
+                    if len(args) == 1:      # the common case, without building a tuple of tuples
+                        a = args[0]
+                        d = a._data
+                        hit = len(sig) == 1 and sig[0] == (a.__class__, d.shape, d.dtype, a.stop_gradient)
+                    else:
+                        hit = sig == tuple([(a.__class__, a._data.shape, a._data.dtype, a.stop_gradient)
+                                            for a in args])
+                except AttributeError:
+                    hit = False
+                if hit:
+                    ref = self._instance_ref
+                    if ref is None:
+                        training = self._training
+                    else:
+                        inst = ref()        # (a deleted instance takes the slow path, which raises)
+                        training = inst.training if inst is not None else None
+                    if training is fast[1]:
+                        return fast[2](args)
         if self._property:
             # a property function runs as it is: jit.save stores the constant it returns
             return self._call_eager(args, kwargs)
-        fast = self._fast_args
-        if fast is not None and not kwargs and _settings["enabled"] and not state.static:
-            # the hot path: positional tensors with the same classes, shapes, dtypes and stop_gradient
-            # as the last call, in the same train/eval mode, reuse its program without building a key
-            try:
-                sig = tuple([(a.__class__, a._data.shape, a._data.dtype, a.stop_gradient) for a in args])
-            except AttributeError:
-                sig = None
-            if sig == fast[0] and state.amp is None:
-                inst = self._instance
-                if (bool(getattr(inst, "training", False)) if inst is not None else self._training) is fast[1]:
-                    return fast[2](args)
         if not _settings["enabled"] or self._eager_only is not None:
             if not _settings["enabled"]:
                 from .jit.dy2static import logging_utils
@@ -532,9 +556,12 @@ class StaticFunction:
             return self._call_eager(args, kwargs)
         if not kwargs and state.amp is None and all(isinstance(a, Tensor) for a in args):
             inst = self._instance
+            run = cp.run
+            if cp._single is not None and len(cp.inputs) == len(args) and all(a.stop_gradient for a in args):
+                # inference-shaped calls skip ConcreteProgram.run and PartialProgram.__call__ (same checks)
+                run = cp.runner.infer_call(run, cp._single)
             self._fast_args = (tuple([(a.__class__, a._data.shape, a._data.dtype, a.stop_gradient) for a in args]),
-                               bool(getattr(inst, "training", False)) if inst is not None else self._training,
-                               cp.run)
+                               bool(inst.training) if inst is not None else self._training, run)
         return cp.run([a for a in flatten([args, kwargs]) if _is_tensor_arg(a)])
 
     def _call_eager(self, args, kwargs):
@@ -544,8 +571,10 @@ class StaticFunction:
 
     def _lookup(self, args, kwargs, specs_only=False, with_hook=False, training=None):
         inst = self._instance
+        if inst is not None:
+            _check_layer_instance(inst, self._full_graph)
         if training is None:
-            training = bool(getattr(inst, "training", False)) if inst is not None else self._training
+            training = bool(inst.training) if inst is not None else self._training
         leaves = flatten([list(args), kwargs])
         fast = self._fast
         sig = None
@@ -930,6 +959,23 @@ def _collect_outputs(outs, fn):
 
 
 # -- train/eval and forward hooks ------------------------------------------------------------------------
+
+NOT_A_LAYER_MESSAGE = ("When using 'to_static' to convert method of a class, please ensure the class inherits "
+                       "from nn.Layer")
+
+
+def _check_layer_instance(inst, full_graph):
+    """Paddle's checks on the object a converted method runs on: TypeError without a ``training`` flag
+    (``_is_train_mode``) and, converting the whole graph, for anything but a Layer (``get_parameters``);
+    Paddle's bytecode mode (``full_graph=False``) runs an object that has ``training``."""
+    from runtime.nn.layer.layers import Layer
+    if isinstance(inst, Layer):
+        return
+    if not hasattr(inst, "training"):
+        raise TypeError(NOT_A_LAYER_MESSAGE)
+    if full_graph:
+        raise TypeError(f"Type of `layer_instance` should be nn.Layer, but received {type(inst).__name__}")
+
 
 def _has_forward_hooks(inst):
     return bool(getattr(inst, "_forward_pre_hooks", None) or getattr(inst, "_forward_post_hooks", None))

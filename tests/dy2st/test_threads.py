@@ -214,7 +214,9 @@ def test_concurrent_gradients_through_one_program(monkeypatch):
     for g, e in zip(got, expected):
         np.testing.assert_allclose(g, e, rtol=1e-5, atol=1e-6)
     assert fn.program_cache.traced == 1
-    assert len(compiled) == 3       # the forward, then the plan's forward-with-saves and its backward
+    # the plan's forward-with-saves and its backward, once each (the forward-only function is compiled
+    # by the first call that needs it: none here)
+    assert len(compiled) == 2
 
 
 @pytest.mark.filterwarnings("ignore:.*has been traced")
