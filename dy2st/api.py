@@ -28,6 +28,11 @@ def to_static(function=None, input_spec=None, build_strategy=None, full_graph=Tr
     kwargs.pop("backend", None)
     if kwargs:
         raise TypeError(f"to_static() got unexpected keyword arguments {sorted(kwargs)}")
+    if build_strategy:
+        from .base.compiler import BuildStrategy
+        if not isinstance(build_strategy, BuildStrategy):
+            raise TypeError("Required type(build_strategy) shall be `paddle.static.BuildStrategy`, but received "
+                            f"{type(build_strategy).__name__}")
 
     def decorate(fn):
         from runtime.nn.layer.layers import Layer

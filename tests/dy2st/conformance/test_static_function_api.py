@@ -283,3 +283,15 @@ def test_paddles_translator_warnings_show_once_a_verbosity_is_set(capsys, restor
     paddle.jit.to_static(net)
     assert "`Plus.forward` has already been decorated somewhere. It will be redecorated to replace previous " \
            "one." in capsys.readouterr().out
+
+
+def test_build_strategy_must_be_a_build_strategy():
+    # Paddle's jit.api.to_static: a falsy value means the default; anything else must be a BuildStrategy
+    with pytest.raises(TypeError, match=r"Required type\(build_strategy\) shall be `paddle.static.BuildStrategy`, "
+                                        "but received str"):
+        paddle.jit.to_static(lambda x: x, build_strategy="x")
+    def add_one(x):
+        return x + 1
+
+    sf = paddle.jit.to_static(add_one, build_strategy=paddle.static.BuildStrategy())
+    assert float(sf(paddle.to_tensor(1.0))) == 2.0
