@@ -33,10 +33,26 @@ def _ensure_control_flow_grads():
     from . import control_flow_grad  # noqa: F401  (registers the control-flow rules)
 
 
-def _ensure_static_grads():
+def _ensure_static_grads(ops=None):
+    """The Program-only gradient rules, and the second-order rules when ``ops`` (the ops the backward walks
+    through; None: assume any) hold grad ops (paddle.grad inside to_static): those are differentiated then.
+    Installing the second-order rules costs 2-18 ms (their modules' import), so not for every backward."""
     _ensure_control_flow_grads()
-    from ..double_grad import ensure_double_grads
-    ensure_double_grads()       # grad ops in the program (paddle.grad in to_static) are differentiable
+    if ops is None or any(op.type.endswith("_grad") for op in ops):
+        from ..double_grad import ensure_double_grads
+        ensure_double_grads()
+
+
+def _walked_ops(ops, program):
+    """``ops`` and the ops of every sub-block they hold (control flow), depth first."""
+    out = []
+    stack = list(reversed(ops))
+    while stack:
+        op = stack.pop()
+        out.append(op)
+        for sid in op.sub_block_ids():
+            stack.extend(reversed(program.blocks[sid].ops))
+    return out
 
 
 def _diff_inputs(op, opdef):
@@ -423,7 +439,7 @@ def _run(targets, target_grads, no_grad_set, sources, callbacks=None):
         if any(n in target_names for n in op.output_arg_names):
             last = i
     ops = list(block.ops[:last + 1])
-    _ensure_static_grads()
+    _ensure_static_grads(_walked_ops(ops, program))
     bw = _Backward(block, no_grad, callbacks)
     prev_static, prev_idx = state.static, program.current_block_idx
     state.static = True   # grad rules build ops (elementwise rules then use their fast grad ops)

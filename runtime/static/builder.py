@@ -21,9 +21,10 @@ def build_op(opdef, inputs, attrs):
     in_slots = {}
     metas = []
     needs_grad = False
-    if opdef.grad is None and opdef.type.endswith("_grad"):
+    if opdef.grad is None and opdef.type.endswith("_grad") and not getattr(state, "first_order_backward", False):
         # a grad op in the Program (paddle.grad inside to_static): its own gradient rule (second order) is
-        # installed on first need, not while tracing every forward (importing the rules costs ~30 ms)
+        # installed on first need, not while tracing every forward (importing the rules costs ~30 ms), nor
+        # while to_static builds the backward of a training call, which nothing differentiates again
         from ..double_grad import ensure_double_grads
         ensure_double_grads()
     static_grad = opdef.grad is None and _has_static_grad(opdef.type)
