@@ -299,3 +299,22 @@ def test_graph_before_the_converted_call():
         leaves.append(leaf)
     _same(leaves[0].grad.numpy(), leaves[1].grad.numpy(), "gradient through an eager op before the call")
     _check(ma, mb, "graph before the call")
+
+
+def test_a_training_step_does_not_install_second_order_rules():
+    """The first training call of a converted Layer builds a first-order backward only: installing the
+    second-order rules (importing their modules) is left to a program that holds grad ops."""
+    import subprocess
+    import sys
+    code = (
+        "import runtime.double_grad as dg\n"
+        "import dy2st as paddle\n"
+        "net = paddle.jit.to_static(paddle.nn.Sequential(paddle.nn.Linear(4, 8), paddle.nn.ReLU(), "
+        "paddle.nn.Linear(8, 2)))\n"
+        "opt = paddle.optimizer.Adam(parameters=net.parameters())\n"
+        "loss = paddle.nn.functional.cross_entropy(net(paddle.rand([3, 4])), paddle.to_tensor([[0], [1], [1]]))\n"
+        "loss.backward(); opt.step(); opt.clear_grad()\n"
+        "assert not dg._installed, 'second-order rules installed by a plain training step'\n"
+        "print('ok')\n")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0 and "ok" in proc.stdout, proc.stderr[-2000:]
