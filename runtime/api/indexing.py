@@ -23,6 +23,7 @@ __all__ = []
 _INT_MAX = 2 ** 31 - 1
 _INT_MIN = -2 ** 31
 _FULL = slice(None)
+_TENSOR_ARRAY = 13   # VarType.LOD_TENSOR_ARRAY: a tensor array of a Program, indexed by tensor_array.py
 
 
 class _Parsed:
@@ -315,6 +316,9 @@ def getitem(x, index):
             raise _index_error(index, 0, n, shape)
         return run_op("slice", x, None, None, None, None, axes=[0], starts=[i], ends=[i + 1], infer_flags=[1],
                       decrease_axis=[0])
+    if not isinstance(x, Tensor) and getattr(x, "type", None) == _TENSOR_ARRAY:
+        from ..static.tensor_array import array_getitem
+        return array_getitem(x, index)
     p = parse_index(x, index)
     y = _basic(x, p)
     if not p.adv:
@@ -384,6 +388,9 @@ def setitem_value(x, index, value):
 
     `Tensor.__setitem__` rebinds x to it; static code can use the result directly.
     """
+    if not isinstance(x, Tensor) and getattr(x, "type", None) == _TENSOR_ARRAY:
+        from ..static.tensor_array import array_setitem
+        return array_setitem(x, index, value)
     p = parse_index(x, index)
     if not p.adv:
         return _set_basic(x, p, value)
@@ -440,6 +447,10 @@ def _getitem_method(self, index):
 
 
 def _setitem_method(self, index, value):
+    if not isinstance(self, Tensor) and getattr(self, "type", None) == _TENSOR_ARRAY:
+        from ..static.tensor_array import array_setitem
+        array_setitem(self, index, value)   # array_write changes the array variable in place, as in Paddle
+        return
     if not isinstance(self, Tensor):
         raise RuntimeError("x[index] = value on a static Variable: use x = paddle.static.setitem(x, index, value)")
     check_inplace(self, "__setitem__")

@@ -115,7 +115,8 @@ def _fill_diagonal_tensor(ctx, op):
 def _index_put(ctx, op):
     """ScatterND of ``value`` at ``x[indices]`` (reduction add with accumulate): integer index tensors are
     broadcast together and stacked, a boolean mask becomes NonZero's positions (numpy's row-major order).
-    Without accumulate, repeated positions get one of their values (which one ONNX leaves open)."""
+    Without accumulate, a position given several times takes its last value (as our kernel and Paddle's
+    do): ONNX leaves duplicates undefined, so every duplicate is first given the last one's update."""
     if op.attrs.get("accumulate", False) and ctx.opset < 16:
         raise unsupported(op, "'index_put' with accumulate needs opset >= 16 (ScatterND with reduction)")
     x = ctx.input(op, "x")
@@ -143,4 +144,22 @@ def _index_put(ctx, op):
     upd_shape = ctx.node("Concat", [lead, ctx.shape_of(x, k, rank)], axis=0) if k < rank else lead
     upd = ctx.node("Expand", [ctx.cast(ctx.input(op, "value"), dt, ctx.in_dtype(op, "value")), upd_shape])
     reduction = "add" if op.attrs.get("accumulate", False) else None
+    if reduction is None and ctx.in_dtype(op, "indices") != np.bool_:
+        idx, upd = _last_writer_wins(ctx, x, idx, upd, k, rank)
     ctx.node("ScatterND", [x, idx, upd], [ctx.output(op, "out")], reduction=reduction)
+
+
+def _last_writer_wins(ctx, x, idx, upd, k, rank):
+    """(idx, upd) flattened to [N, k] / [N, *rest], every update replaced by that of the last row of idx
+    naming the same position: ScatterND then gives the same result in any order (O(N^2) comparisons)."""
+    flat = ctx.node("Reshape", [idx, ctx.i64([-1, k])])                                   # [N, k]
+    same = ctx.node("Equal", [ctx.unsqueeze(flat, [1]), ctx.unsqueeze(flat, [0])])       # [N, N, k]
+    hits = ctx.reduce("ReduceSum", ctx.cast(same, np.int64, np.bool_), [2])              # [N, N]
+    same = ctx.node("Equal", [hits, ctx.scalar(k, np.int64)])
+    n = ctx.shape_of(flat, 0, 1)
+    rows = ctx.node("Range", [ctx.scalar(0, np.int64), ctx.reshape(n, []), ctx.scalar(1, np.int64)])
+    later = ctx.node("Where", [same, ctx.unsqueeze(rows, [0]), ctx.scalar(-1, np.int64)])
+    last = ctx.reduce("ReduceMax", later, [1])                                          # [N]
+    rest = ctx.node("Concat", [ctx.i64([-1]), ctx.shape_of(x, k, rank)], axis=0) if k < rank else ctx.i64([-1])
+    upd = ctx.node("Gather", [ctx.node("Reshape", [upd, rest]), last], axis=0)
+    return flat, upd

@@ -656,24 +656,24 @@ def _bound(ctx, v, dim):
 def _set_value(ctx, op):
     """``x[slices] = scalar`` as Where(mask, value, x): per sliced axis a boolean row
     start <= i < end (and (i - start) % step == 0), broadcast along that axis, AND-ed together."""
-    if any(op.inputs.get(s) for s in ("StartsTensorList", "EndsTensorList", "StepsTensorList")):
-        raise unsupported(op, "set_value with tensor slice bounds (only constant slices export)")
+    axes, starts, ends = op.attrs.get("axes", []), op.attrs.get("starts", []), op.attrs.get("ends", [])
+    steps = op.attrs.get("steps", []) or [1] * len(axes)
+    vshape = ctx.in_shape(op, "ValueTensor") if op.inputs.get("ValueTensor") else None
+    if (any(op.inputs.get(s) for s in ("StartsTensorList", "EndsTensorList", "StepsTensorList"))
+            or any(int(s) <= 0 for s in steps)
+            or (vshape is not None and any(d != 1 for d in vshape))
+            or (vshape is None and len(op.attrs.get("values", [])) != 1)):
+        # tensor bounds, negative steps or a tensor value: a ScatterND over the region (ops_index_write.py)
+        from .ops_index_write import set_value_scatter
+        set_value_scatter(ctx, op)
+        return
     dt = ctx.out_dtype(op)
     x = ctx.input(op, "Input")
     nd = len(ctx.in_shape(op, "Input"))
-    if op.inputs.get("ValueTensor"):
-        vshape = ctx.in_shape(op, "ValueTensor")
-        if any(d != 1 for d in vshape):
-            raise unsupported(op, "set_value with a tensor value of shape %s (only a single value exports)"
-                              % list(vshape))
+    if vshape is not None:
         value = ctx.reshape(ctx.cast(ctx.input(op, "ValueTensor"), dt, ctx.in_dtype(op, "ValueTensor")), [])
     else:
-        values = list(op.attrs.get("values", []))
-        if len(values) != 1:
-            raise unsupported(op, f"set_value with {len(values)} values (only a single value exports)")
-        value = ctx.scalar(values[0], dt)
-    axes, starts, ends = op.attrs.get("axes", []), op.attrs.get("starts", []), op.attrs.get("ends", [])
-    steps = op.attrs.get("steps", []) or [1] * len(axes)
+        value = ctx.scalar(op.attrs.get("values", [])[0], dt)
     mask = None
     for k, a in enumerate(axes):
         a = a + nd if a < 0 else a

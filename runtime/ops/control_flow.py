@@ -572,6 +572,24 @@ register("write_to_array_grad", ["X", "I", "Out@GRAD"], ["X@GRAD"], kernel=_writ
          infer_meta=lambda x, i, dout, **_: x, differentiable=())
 
 
+def _array_clear_slot(X, I, **_):
+    """A copy of the gradient array ``X`` without element ``I`` (None: zero): the array's gradient from
+    before a write at ``I``, which overwrote (and so cut off) the element there."""
+    k = _index(I, "tensor_array_clear_slot")
+    out = _elements(X)
+    if k < len(out):
+        out[k] = None
+    return out
+
+
+def _array_clear_slot_run(op, env, run_block):
+    env[op.outputs["Out"][0]] = _array_clear_slot(env.get(op.inputs["X"][0], []), env[op.inputs["I"][0]])
+
+
+register("tensor_array_clear_slot", ["X", "I"], ["Out"], kernel=_array_clear_slot,
+         infer_meta=lambda x, i, **_: x, interpret=_array_clear_slot_run, differentiable=(), internal=True)
+
+
 def _tensor_array_to_tensor_grad(X, OutGrad, axis=0, use_stack=False, **_):
     xs = _elements(X)
     dout = np.asarray(OutGrad)

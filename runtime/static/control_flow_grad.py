@@ -200,7 +200,12 @@ def _write_to_array_grad(op, douts, bw):
         return {}
     x = op.block._var_recursive(op.inputs["X"][0])
     dx = run_op("write_to_array_grad", x, op.block._var_recursive(op.inputs["I"][0]), dout)
-    return {op.inputs["X"][0]: dx, arr: dout}
+    # the array before the write gets the gradient without element I: the write replaced what was there
+    # (an overwritten element receives none, as in Paddle)
+    blk = program_block(op)
+    before = _grad_var(blk, op.block._var_recursive(arr))
+    blk.append_op("tensor_array_clear_slot", {"X": [dout], "I": op.inputs["I"]}, {"Out": [before]})
+    return {op.inputs["X"][0]: dx, arr: before}
 
 
 register_static_grad("write_to_array", _write_to_array_grad,

@@ -1,11 +1,11 @@
 """set_value (``x[index] = scalar``, what converted item assignment builds) lowers to Where over a
-slice mask; dynamic batch dims stay symbolic. Other set_value forms fail naming the op."""
+slice mask; dynamic batch dims stay symbolic. Tensor values (and tensor bounds, negative steps) lower to
+ScatterND over the region (ops_index_write.py)."""
 import numpy as np
 import pytest
 
 import runtime as paddle
 from runtime import static
-from runtime.onnx import UnsupportedOpError
 
 from .helpers import build, parity, static_mode  # noqa: F401
 
@@ -32,11 +32,12 @@ def test_set_value_scalar_matches_executor(index, value):
     parity(build(_assign(index, value)), FEEDS)
 
 
-def test_set_value_with_a_tensor_region_is_refused_naming_the_op():
+def test_set_value_with_a_tensor_region_exports_as_scatter_nd():
+    # (once refused; test_index_lowerings.py covers tensor bounds, steps and regions more widely)
     def fn():
         x = static.data("x", [None, 6], "float32")
         v = static.data("v", [6], "float32")
         return paddle.static.setitem(x * 1.0, 0, v)
-    b = build(fn)
-    with pytest.raises(UnsupportedOpError, match="'set_value'.*single value"):
-        b.export()
+    v = np.arange(6, dtype="float32")
+    model = parity(build(fn), [dict(f, v=v) for f in FEEDS])
+    assert "ScatterND" in {n.op_type for n in model.graph.node}

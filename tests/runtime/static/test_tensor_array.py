@@ -83,3 +83,21 @@ def test_eager_arrays_and_grad():
     np.testing.assert_allclose(x.grad.numpy(), [6.0, 6.0])
     with pytest.raises(IndexError, match="out of range"):
         array_read(arr, 5)
+
+
+def test_an_overwritten_element_gets_no_gradient():
+    """Writing twice at one index: only the second value is read, so only it gets a gradient (the old
+    value's used to flow back too: 2x + 2 instead of 2x for x*2 then x*x)."""
+    import dy2st
+
+    def f(x):
+        arr = dy2st.tensor.create_array("float32")
+        i = dy2st.zeros([1], "int64") + 1
+        arr = dy2st.tensor.array_write(x * 2, i, array=arr)
+        arr = dy2st.tensor.array_write(x * x, i, array=arr)
+        return dy2st.tensor.array_read(arr, i) * 3
+
+    xs = np.array([1.0, -3.0, 0.5], "float64")
+    x = dy2st.to_tensor(xs, stop_gradient=False)
+    dy2st.jit.to_static(f)(x).sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), 6 * xs)
