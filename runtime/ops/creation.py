@@ -104,6 +104,8 @@ register("fill_any_like", ["X"], ["Out"], {"value": ("FLOAT", 0.0), "dtype": ("I
 def _assign(x, **_):
     if x is None:
         raise ValueError("assign: input X is missing")
+    if isinstance(x, list):     # a tensor array (Paddle's assign copies a LoDTensorArray too)
+        return list(x)
     return np.array(x, copy=True)
 
 

@@ -275,6 +275,10 @@ def while_loop(cond, body, loop_vars, is_test=False, name=None):
                                  f"{nv.shape} after the body (the rank must not change)")
             if nv.shape != lv.shape:
                 lv._shape = tuple(a if a == b else -1 for a, b in zip(lv.shape, nv.shape))
+            if nv is lv:
+                # a tensor array the body wrote in place (arr = array_write(v, i, array=arr)): it already is
+                # its new value; a self-assign would make it look like a carried value to the gradient
+                continue
             block.append_op("assign", {"X": [nv]}, {"Out": [lv]})
         block.append_op("assign", {"X": [new_cond]}, {"Out": [pre_cond]})
     finally:

@@ -101,3 +101,27 @@ def test_an_overwritten_element_gets_no_gradient():
     x = dy2st.to_tensor(xs, stop_gradient=False)
     dy2st.jit.to_static(f)(x).sum().backward()
     np.testing.assert_allclose(x.grad.numpy(), 6 * xs)
+
+
+def test_array_reassigned_in_a_tensor_while_loop_with_gradient():
+    """``arr = array_write(v, i, array=arr)`` in a tensor while loop: the array is written in place, so the
+    loop adds no self-assign (which turned the array into a stacked tensor and broke the next write), and
+    the gradient flows through the loop."""
+    import dy2st
+
+    def f(x):
+        arr = dy2st.tensor.create_array("float64")
+        i = dy2st.zeros([1], "int64")
+        n = dy2st.full([1], 3, "int64")
+        while i < n:
+            arr = dy2st.tensor.array_write(x * dy2st.cast(i + 1, "float64"), i, array=arr)
+            i = i + 1
+        return dy2st.tensor.array_read(arr, dy2st.full([1], 2, "int64")), dy2st.tensor.array_length(arr)
+
+    xs = np.array([1.0, 2.0])
+    x = dy2st.to_tensor(xs, stop_gradient=False)
+    out, n = dy2st.jit.to_static(f)(x)
+    np.testing.assert_allclose(out.numpy(), 3 * xs)
+    assert int(n) == 3
+    out.sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), [3.0, 3.0])
