@@ -37,9 +37,13 @@ def _check_path(path):
     if not isinstance(path, (str, os.PathLike)):
         raise TypeError(f"jit.save: path must be a string, got {type(path).__name__}")
     p = os.fspath(path)
-    if p == "" or p.endswith(("/", os.sep)) or os.path.isdir(p):
-        raise ValueError(f"jit.save: path '{p}' is a directory; give a directory plus a file-name prefix, e.g. "
-                         "'inference/model' (writes inference/model.pdmodel, .pdiparams, .pdiparams.info)")
+    # as Paddle: the last component is the file prefix, also when a directory of that name exists
+    # (``out`` writes out.pdmodel beside the directory ``out``); only an empty prefix is refused
+    if os.path.basename(p) == "":
+        raise ValueError(f"The input path MUST be format of dirname/file_prefix [dirname\\file_prefix in Windows "
+                         f"system], but received file_prefix is empty string (path '{p}'); give a directory plus "
+                         "a file-name prefix, e.g. 'inference/model' (writes inference/model.pdmodel, .pdiparams, "
+                         ".pdiparams.info)")
     return p
 
 

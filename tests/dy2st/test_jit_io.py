@@ -101,8 +101,16 @@ def test_save_needs_a_spec_or_a_call(tmp_path):
     model(paddle.ones([2, 8]))   # eager call: no traced program either
     with pytest.raises(ValueError, match="input_spec is required"):
         paddle.jit.save(model, str(tmp_path / "m"))
-    with pytest.raises(ValueError, match="is a directory"):
+    with pytest.raises(ValueError, match="file_prefix is empty string"):
         paddle.jit.save(model, str(tmp_path) + "/", input_spec=[InputSpec([None, 8])])
+
+
+def test_save_to_the_name_of_an_existing_directory_uses_it_as_prefix(tmp_path):
+    # as Paddle: path 'out' writes out.pdmodel ... beside the directory 'out'
+    model, _, _ = build("linear_relu")
+    (tmp_path / "out").mkdir()
+    paddle.jit.save(model, str(tmp_path / "out"), input_spec=[InputSpec([None, 8])])
+    assert (tmp_path / "out.pdmodel").is_file() and (tmp_path / "out.pdiparams").is_file()
 
 
 def test_save_after_to_static_call_uses_its_spec(tmp_path):
