@@ -14,7 +14,13 @@ state; then each output variable (state that is live after the ``if``) is reconc
 - a list of tensors the branches leave with different lengths (``out.append(y)`` in one branch):
   a tensor array both branches write (`_plan_as_array`), as Paddle does; tensor arrays a branch
   changes in place are outputs of its conditional_block, so their gradients flow back;
-- defined on one side only, or conflicting Python values: the variable becomes an
+- tensors defined on one side only inside the body of a tensor loop (or already maybe-unbound before
+  the if): a `MaybeUnbound` —
+  the value merged with a placeholder for the side that does not bind it, and a bool "is bound"
+  flag merged the same way; reading it stages a check that fails at run time on a path that did not
+  bind it (`convert_ops.read_maybe_unbound`), so it works wherever it is read only where bound;
+- other values defined on one side only (tensors too, outside loops: Paddle refuses reading them with
+  a TypeError), or conflicting Python values: the variable becomes an
   `UndefinedVar` that explains itself if it is used later (Python would fail there too when
   the other branch runs).
 
@@ -26,6 +32,7 @@ sides are an error naming both.
 from __future__ import annotations
 
 import contextlib
+import threading
 
 import numpy as np
 
@@ -38,7 +45,7 @@ from runtime.tensor import Tensor
 
 from .errors import ReturnStructureError, where_text
 from . import mutation_log
-from .undefined import UndefinedVar, is_undefined, undefined_name, undefined_reason
+from .undefined import MaybeUnbound, UndefinedVar, is_maybe_unbound, is_undefined, undefined_name, undefined_reason
 
 RETVAL_PREFIX = "_dy2st_retval"
 
@@ -257,6 +264,10 @@ def _plan(program, name, tv, fv, t_blk, f_blk, where, pending):
     t_undef, f_undef = is_undefined(tv), is_undefined(fv)
     if t_undef and f_undef:
         return lambda: tv
+    if not is_ret and (is_maybe_unbound(tv) or is_maybe_unbound(fv) or (t_undef != f_undef and in_loop_body())):
+        merged = _plan_maybe_unbound(program, name, tv, fv, t_blk, f_blk, where, pending)
+        if merged is not None:
+            return merged
     if t_undef or f_undef:
         if is_ret:
             # a branch that returned a variable of the user's that is undefined there (bound only under
@@ -344,6 +355,87 @@ def _plan(program, name, tv, fv, t_blk, f_blk, where, pending):
         pending.append(p)
         results.append(p)
     return lambda: pack(tv, [r.name if isinstance(r, _Pending) else r for r in results])
+
+
+_tracing = threading.local()
+
+
+@contextlib.contextmanager
+def loop_body():
+    """While the body of a tensor-dependent loop is traced: names bound in one branch of an if there become
+    `MaybeUnbound`. (Outside loops they stay an `UndefinedVar` that fails when read, with Paddle's
+    TypeError, as Paddle's own tests require of ``if t: y = ... else: tmp = ...; return tmp``.)"""
+    _tracing.loop_depth = getattr(_tracing, "loop_depth", 0) + 1
+    try:
+        yield
+    finally:
+        _tracing.loop_depth -= 1
+
+
+def in_loop_body():
+    return getattr(_tracing, "loop_depth", 0) > 0
+
+
+def flag_constant(value):
+    """A bool [1] Variable holding ``value``: the "is bound" flag of a `MaybeUnbound` on a path that
+    binds the name (True) or does not (False)."""
+    return run_op("fill_constant", dtype=0, shape=[1], value=float(bool(value)), str_value=str(bool(value)).lower())
+
+
+def all_tensors(v):
+    """Whether ``v`` is a non-empty structure of tensors only (what a `MaybeUnbound` can carry)."""
+    leaves = flatten(v)
+    return bool(leaves) and all(is_tensorish(x) for x in leaves)
+
+
+def _bound_parts(v):
+    """(value or None, flag, sites) of a branch's value of a name that may be unbound."""
+    if is_maybe_unbound(v):
+        return v.value, v.flag, v.sites
+    if is_undefined(v):
+        return None, False, ()
+    return v, True, ()
+
+
+def _plan_maybe_unbound(program, name, tv, fv, t_blk, f_blk, where, pending):
+    """A name bound on only some paths through the if (one branch, or a branch where it was already
+    maybe-unbound): a `MaybeUnbound` whose value and "is bound" flag are merged like branch outputs,
+    with a placeholder value where the branch does not bind it. ``None`` when the bound value is not
+    made of tensors (the caller then makes it an `UndefinedVar` that explains itself if used)."""
+    (t_val, t_flag, t_sites), (f_val, f_flag, f_sites) = _bound_parts(tv), _bound_parts(fv)
+    if not all(all_tensors(v) for v in (t_val, f_val) if v is not None):
+        if is_maybe_unbound(tv) or is_maybe_unbound(fv):
+            return lambda: UndefinedVar(name, f"it holds {_pyval_structure(tv)} in the true branch but "
+                                              f"{_pyval_structure(fv)} in the false branch of the tensor-dependent "
+                                              f"if at {where_text(where)}; a name assigned on some paths only "
+                                              "must hold tensors on each of them")
+        return None
+    if t_val is not None and f_val is not None and not _leaves_match(t_val, f_val):
+        return None
+    for blk, side in ((t_blk, "t"), (f_blk, "f")):
+        with in_block(program, blk):
+            if side == "t":
+                t_val = _placeholder_structure(f_val) if t_val is None else t_val
+                t_flag = flag_constant(t_flag) if isinstance(t_flag, bool) else t_flag
+            else:
+                f_val = _placeholder_structure(t_val) if f_val is None else f_val
+                f_flag = flag_constant(f_flag) if isinstance(f_flag, bool) else f_flag
+    value_plan = _plan(program, name, t_val, f_val, t_blk, f_blk, where, pending)
+    flag_plan = _plan(program, name, t_flag, f_flag, t_blk, f_blk, where, pending)
+    sites = tuple(dict.fromkeys(t_sites + f_sites + (where_text(where),)))
+
+    def merged():
+        value = value_plan()
+        if any(is_undefined(x) for x in flatten(value)):
+            return next(x for x in flatten(value) if is_undefined(x))
+        return MaybeUnbound(name, value, flag_plan(), sites)
+    return merged
+
+
+def _pyval_structure(v):
+    if is_maybe_unbound(v):
+        return "a tensor value that may be unbound"
+    return _pyval(v) if not isinstance(v, (list, tuple, dict)) else describe_structure(v)
 
 
 def _plan_as_array(program, tv, fv, t_blk, f_blk):

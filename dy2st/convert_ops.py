@@ -8,10 +8,13 @@ calls these.
 from __future__ import annotations
 
 import builtins
+import contextlib
 import operator
+import threading
 
 import numpy as np
 
+from runtime import unique_name
 from runtime.dispatch import run_op
 from runtime.framework import state
 from runtime.static.builder import as_variable
@@ -22,7 +25,7 @@ from . import cond_lowering, loop_lowering, mutation_log
 from .call_conversion import Call  # noqa: F401  (used by converted code)
 from .errors import where_text
 from .loop_lowering import StaticEnumerate, StaticRange, StaticZip, TensorArrayList
-from .undefined import UndefinedVar, is_undefined  # noqa: F401
+from .undefined import UndefinedVar, is_maybe_unbound, is_undefined  # noqa: F401
 
 __all__ = ["convert_ifelse", "convert_ifexp", "convert_while_loop", "convert_for_loop", "convert_logical_and",
            "convert_logical_or", "convert_logical_not", "convert_assert", "convert_print", "convert_len",
@@ -30,7 +33,7 @@ __all__ = ["convert_ifelse", "convert_ifexp", "convert_while_loop", "convert_for
            "convert_range", "convert_enumerate",
            "convert_zip",
            "return_value", "python_bool", "UndefinedVar", "Call", "convert_setitem", "convert_attr_setitem",
-           "convert_container_setitem", "load_attr", "store_attr"]
+           "convert_container_setitem", "load_attr", "store_attr", "read_maybe_unbound"]
 
 
 def _is_var(x):
@@ -171,20 +174,42 @@ def _as_bool_var(x):
     return as_variable(default_main_program().current_block(), np.array(bool(x)))
 
 
+_guards = threading.local()
+
+
+@contextlib.contextmanager
+def _evaluated_only_if(cond):
+    """While the right side of a tensor ``and`` / ``or`` is traced: it runs in every Program run, but eager
+    Python evaluates it only when ``cond`` (a bool Variable) holds, so its unbound-name checks apply then."""
+    stack = getattr(_guards, "stack", None)
+    if stack is None:
+        stack = _guards.stack = []
+    stack.append(cond)
+    try:
+        yield
+    finally:
+        stack.pop()
+
+
 def convert_logical_and(lhs_fn, rhs_fn):
     """``lhs and rhs``: logical_and when a side is a Variable, Python short-circuit otherwise."""
     lhs = lhs_fn()
     if not _is_var(lhs):
         return rhs_fn() if lhs else lhs
-    return run_op("logical_and", _as_bool_var(lhs), _as_bool_var(rhs_fn()))
+    lhs = _as_bool_var(lhs)
+    with _evaluated_only_if(lhs):
+        rhs = rhs_fn()
+    return run_op("logical_and", lhs, _as_bool_var(rhs))
 
 
 def convert_logical_or(lhs_fn, rhs_fn):
     lhs = lhs_fn()
     if not _is_var(lhs):
         return lhs if lhs else rhs_fn()
-    rhs = rhs_fn()
-    return run_op("logical_or", _as_bool_var(lhs), _as_bool_var(rhs))
+    lhs = _as_bool_var(lhs)
+    with _evaluated_only_if(run_op("logical_not", lhs)):
+        rhs = rhs_fn()
+    return run_op("logical_or", lhs, _as_bool_var(rhs))
 
 
 def convert_logical_not(x):
@@ -224,6 +249,44 @@ def convert_assert(cond, message_fn=None, where=None):
         cond = bool(cond.all()) if cond.size > 1 else bool(cond)
     if not cond:
         raise AssertionError(message_fn() if message_fn is not None else "")
+
+
+def read_maybe_unbound(value, name, where=None):
+    """A read of ``name``, which may be unbound where it is read. A `MaybeUnbound` (bound on some paths
+    through tensor control flow only) gives its value, after an assert op that fails when the Program
+    runs a path that did not bind it (eager Python would raise UnboundLocalError there); anything else
+    is returned as it is."""
+    if not is_maybe_unbound(value):
+        return value
+    from runtime.static.control_flow import Assert
+    note = (f"UnboundLocalError at {where_text(where)}: local variable '{name}' is read here but "
+            f"was not assigned on the path this run took: it is assigned only on some paths through "
+            f"the tensor-dependent control flow at {', '.join(value.sites)}. Assign it before that "
+            "control flow (or on every path) so it is always bound here")
+    box = [value.value]
+
+    def unbound():
+        # the condition is named after the variable: a saved model (which keeps no notes) still says which
+        block = default_main_program().current_block()
+        flag = block.create_var(name=unique_name.generate(f"{name}_is_assigned"), shape=value.flag.shape,
+                                dtype=value.flag.dtype, stop_gradient=True)
+        block.append_op("assign", {"X": [value.flag]}, {"Out": [flag]})
+        Assert(flag)      # (false here: this side runs only when the read is not ok)
+        block.ops[-1].note = note
+
+    def get():
+        return (box[0],)
+
+    def set_(vals):
+        box[0] = vals[0]
+    ok = value.flag
+    for guard in getattr(_guards, "stack", None) or ():
+        # read on the right of a tensor ``and`` / ``or``: only a run that eager Python would evaluate it in
+        ok = run_op("logical_or", ok, run_op("logical_not", guard))
+    # the value is handed on through a cond whose unbound side holds the failing assert, so the check
+    # stays in every Program that uses the value (pruning for jit.save keeps what the outputs need)
+    cond_lowering.static_ifelse(ok, lambda: None, unbound, get, set_, (name,), (True,), where)
+    return box[0]
 
 
 def convert_print(*args, **kwargs):
@@ -410,6 +473,12 @@ def convert_shape(x):
 
 
 def return_value(v):
-    """The final ``return``: None when no return statement ran."""
-    return None if is_undefined(v) else v
+    """The final ``return``: None when no return statement ran; a variable of the user's that is unbound
+    here (``return p`` where nothing bound ``p``) fails as in eager Python."""
+    if is_undefined(v):
+        from .undefined import undefined_name
+        if not undefined_name(v).startswith(cond_lowering.RETVAL_PREFIX):
+            v._fail()
+        return None
+    return v
 

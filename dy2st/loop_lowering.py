@@ -10,9 +10,14 @@ Variables:
 - Python lists of tensors whose ``append`` / ``pop`` / ``insert`` / ``extend`` the body calls (or that
   a trial trace sees grow) become tensor arrays (`TensorArrayList`), changed in place by array ops
   (pop / insert / item assignment included, with gradients; ``for item in arr`` is a while op too);
+  so do lists a dict holds under a constant key that the body appends to (``feats['key'].append(v)``;
+  the loop rebinds the name to a new dict holding the array);
 - variables first assigned inside the loop (and return values set inside it) have no value
   before it: a trial trace of the body, thrown away afterwards, tells their structure, dtype
-  and shape, and they start as zero placeholders;
+  and shape. Return values start as zero placeholders (the return flag guards them); the user's
+  names become `MaybeUnbound` (a zero placeholder plus a bool "is bound" flag, both loop
+  variables), as do names bound in one branch of an if in the body: after the loop, reading one
+  the run did not bind fails at run time (``_jst.read_maybe_unbound``) instead of giving zeros;
 - a loop variable the body promotes (a Python int or int tensor becoming a float tensor, int32 ->
   int64, float32 -> float64: Paddle 3.3.1 accepts these) enters the loop already promoted: the trace
   is thrown away and done again. (A loop that runs zero times then gives the promoted dtype, where
@@ -37,10 +42,11 @@ from runtime.static.program import Variable, VarType, default_main_program
 from runtime.tensor import Tensor
 
 from . import mutation_log
-from .cond_lowering import copy_containers, is_number, placeholder_like, same_python_value
+from .cond_lowering import all_tensors, copy_containers, flag_constant, is_number, loop_body, placeholder_like, \
+    same_python_value
 from .errors import where_text
 from .tensor_array_list import TensorArrayList
-from .undefined import UndefinedVar, is_undefined
+from .undefined import MaybeUnbound, UndefinedVar, is_maybe_unbound, is_undefined
 
 
 def _to_loop_value(v, name, where):
@@ -70,8 +76,8 @@ def _to_loop_value(v, name, where):
 
 def _is_plain_object(v):
     """A value that cannot be a loop variable and is carried by identity (a Layer, a module ...)."""
-    return not isinstance(v, (Variable, Tensor, TensorArrayList, list, tuple, dict, str, bytes)) \
-        and not is_number(v) and not is_undefined(v) and v is not None
+    return not isinstance(v, (Variable, Tensor, TensorArrayList, list, tuple, dict, str, bytes, UndefinedVar)) \
+        and not is_number(v) and v is not None
 
 
 def _from_loop_value(orig, v):
@@ -107,9 +113,15 @@ def _trial(body_fn, get, set_, state, copy=True):
 def static_while(cond_fn, body_fn, get, set_, names, loop_mask, where, first_cond=None, push_pop=()):
     """``while cond_fn(): body_fn()`` as a while op; ``first_cond`` is cond_fn()'s value already computed.
     ``push_pop``: names whose list methods (append, pop ...) the body calls."""
+    user_body = body_fn
+
+    def body_fn():
+        with loop_body():      # names bound in one branch of an if in the body may be unbound after it
+            user_body()
     state = list(get())
     idx = [i for i, m in enumerate(loop_mask) if m]
-    _lists_to_arrays(body_fn, get, set_, state, idx, [i for i in idx if names[i] in push_pop])
+    _lists_to_arrays(body_fn, get, set_, state, idx, [i for i in idx if names[i] in push_pop],
+                     _dict_push_pop(names, idx, push_pop))
     missing = [i for i in idx if is_undefined(state[i]) or state[i] is None]
     if missing:
         # the trial sees the loop variables as the Variables the real body will see (a Python
@@ -119,18 +131,37 @@ def static_while(cond_fn, body_fn, get, set_, names, loop_mask, where, first_con
             for i in idx:
                 if i not in missing and not isinstance(st[i], TensorArrayList):
                     try:
-                        st[i] = pack(st[i], [_to_loop_value(x, names[i], where) for x in flatten(st[i])])
+                        st[i] = pack(st[i], [_from_loop_value(x, _to_loop_value(x, names[i], where))
+                                             for x in flatten(st[i])])
                     except TypeError:
                         pass    # reported by the real trace
             return tuple(st)
+        metas = [(a, (a.array.dtype, tuple(a.array.shape))) for a in _arrays_of(state)]
         trial = _trial(body_fn, get, set_, as_loop_state)
+        if any((a.array.dtype, tuple(a.array.shape)) != m for a, m in metas):
+            # an array made from an empty list took its item type and shape from its first write in the
+            # body: values the body read from it before that write get them on a second trial
+            trial = _trial(body_fn, get, set_, as_loop_state)
         for i in missing:
             v = trial[i]
             if is_undefined(v) or v is None:
                 continue
-            state[i] = pack(v, [placeholder_like(x) for x in flatten(v)]) if not isinstance(v, TensorArrayList) \
-                else TensorArrayList(tensor_array.create_array(v.array.dtype))
+            v = v.value if is_maybe_unbound(v) else v
+            if isinstance(v, TensorArrayList):
+                state[i] = TensorArrayList(tensor_array.create_array(v.array.dtype))
+                continue
+            holder = pack(v, [placeholder_like(x) for x in flatten(v)])
+            if is_undefined(state[i]) and not names[i].startswith("_dy2st_") and all_tensors(v):
+                # a name of the user's first bound in the body: unbound after the loop if the body never
+                # binds it (it runs zero times, or binds it in a branch not taken); reads check the flag
+                state[i] = MaybeUnbound(names[i], holder, flag_constant(False), (where_text(where),))
+            else:
+                # return values (the return flag guards them) and names that were None
+                state[i] = holder
         set_(tuple(state))
+    # loop variables that may be unbound enter the while op as (value, "is bound" flag) pairs
+    flagged = {i: state[i] for i in idx if is_maybe_unbound(state[i])}
+    flag_sites = {i: v.sites for i, v in flagged.items()}
     # tensor arrays are written in place by the body's write_to_array ops (the while op lists them
     # as inputs and outputs); as loop variables they would also get a final ``assign``, which the
     # runtime's assign kernel turns into a stacked ndarray
@@ -140,7 +171,11 @@ def static_while(cond_fn, body_fn, get, set_, names, loop_mask, where, first_con
     # of their own) are not loop variables; rebinding one to another object is refused below
     objects = {i: state[i] for i in idx if _is_plain_object(state[i])}
     idx = [i for i in idx if i not in objects]
-    originals = {i: state[i] for i in idx}
+    # tensor arrays a dict holds are written in place, like those above: taken out of the dict's loop value
+    held_arrays = {i: {k: v for k, v in state[i].items() if isinstance(v, TensorArrayList)} for i in idx
+                   if type(state[i]) is dict and any(isinstance(v, TensorArrayList) for v in state[i].values())}
+    originals = {i: _as_pair(state[i]) if i in flagged else _without_arrays(state[i], held_arrays.get(i))
+                 for i in idx}
     widened = {}    # (state index, leaf index) -> the dtype the body gives that loop variable
     reshaped = {}   # (state index, leaf index) -> (shape, dtype) of a Python number the body makes a tensor
 
@@ -150,17 +185,18 @@ def static_while(cond_fn, body_fn, get, set_, names, loop_mask, where, first_con
             if isinstance(state[i], TensorArrayList):
                 out.append(state[i].array)
                 continue
-            leaves = [_to_loop_value(x, names[i], where) for x in flatten(state[i])]
+            entry = originals[i]
+            leaves = [_to_loop_value(x, names[i], where) for x in flatten(entry)]
             for k, v in enumerate(leaves):
                 if (i, k) in reshaped:
                     # a Python number the body turns into a tensor of another rank enters with that shape
                     shape, dt = reshaped[(i, k)]
                     leaves[k] = run_op("fill_constant", dtype=dt.proto, shape=shape,
-                                       value=float(flatten(state[i])[k]), str_value=str(flatten(state[i])[k]))
+                                       value=float(flatten(entry)[k]), str_value=str(flatten(entry)[k]))
                     v = leaves[k]
                 if (i, k) in widened:
                     leaves[k] = run_op("cast", v, in_dtype=v.dtype.proto, out_dtype=widened[(i, k)].proto)
-            out.append(pack(state[i], leaves))
+            out.append(pack(entry, leaves))
         return out
 
     def load(vals):
@@ -169,6 +205,10 @@ def static_while(cond_fn, body_fn, get, set_, names, loop_mask, where, first_con
             cur[i] = pack(originals[i], [_from_loop_value(o, x) for o, x in
                                          zip(flatten(originals[i]), flatten(v))]) \
                 if not isinstance(originals[i], TensorArrayList) else TensorArrayList(v)
+            if i in flagged:
+                cur[i] = MaybeUnbound(names[i], cur[i][0], cur[i][1], flag_sites[i])
+            if i in held_arrays:
+                cur[i] = {k: held_arrays[i][k] if k in held_arrays[i] else cur[i][k] for k in state[i]}
         set_(tuple(cur))
 
     def cond(*vals):
@@ -203,6 +243,19 @@ def static_while(cond_fn, body_fn, get, set_, names, loop_mask, where, first_con
             if is_undefined(v):
                 raise NameError(f"loop variable '{names[i]}' is undefined at the end of an iteration of the "
                                 f"tensor-dependent loop at {where_text(where)}")
+            if i in held_arrays:
+                if type(v) is not dict or any(v.get(k) is not a for k, a in held_arrays[i].items()):
+                    raise ValueError(f"the list {names[i]}[{next(iter(held_arrays[i]))!r}] appended to in the "
+                                     f"tensor-dependent loop at {where_text(where)} became a tensor array; the body "
+                                     f"must not rebind it or '{names[i]}' (append to it, or assign items)")
+                v = _without_arrays(v, held_arrays[i])
+            if i in flagged:
+                if is_maybe_unbound(v):     # the branches in the body that may leave it unbound
+                    flag_sites[i] = tuple(dict.fromkeys(flag_sites[i] + v.sites))
+                v = _as_pair(v)
+            elif is_maybe_unbound(v):
+                raise NameError(f"loop variable '{names[i]}' may be unbound at the end of an iteration of the "
+                                f"tensor-dependent loop at {where_text(where)} but is bound before the loop")
             leaves = []
             for k, (x, b) in enumerate(zip(_flat_checked(v, originals[i], names[i], where), flatten(before))):
                 if isinstance(x, Variable) and x.type == VarType.LOD_TENSOR and isinstance(b, Variable) \
@@ -246,6 +299,38 @@ def static_while(cond_fn, body_fn, get, set_, names, loop_mask, where, first_con
     load(results)
 
 
+def _arrays_of(state):
+    """The tensor arrays among the state's values and the values of its dicts."""
+    out = []
+    for v in state:
+        vals = v.values() if type(v) is dict else (v,)
+        out += [x for x in vals if isinstance(x, TensorArrayList)]
+    return out
+
+
+def _dict_push_pop(names, idx, push_pop):
+    """(state index, key) of the ``"d['k']"`` entries of ``push_pop``: lists dicts hold."""
+    import ast
+    out = []
+    for entry in push_pop:
+        if "[" in entry:
+            root, key = entry.split("[", 1)
+            if root in names and names.index(root) in idx:
+                out.append((names.index(root), ast.literal_eval(key[:-1])))
+    return out
+
+
+def _without_arrays(d, arrays):
+    return {k: v for k, v in d.items() if k not in arrays} if arrays else d
+
+
+def _as_pair(v):
+    """A loop variable that may be unbound as the (value, "is bound" flag) pair the while op carries."""
+    if is_maybe_unbound(v):
+        return (v.value, v.flag)
+    return (v, flag_constant(True))
+
+
 class _Widen(Exception):
     """A loop variable's dtype is promoted by the body: the loop is traced again with it promoted."""
 
@@ -270,17 +355,26 @@ def _widens(before, after):
     return False
 
 
-def _lists_to_arrays(body_fn, get, set_, state, idx, push_pop=()):
+def _lists_to_arrays(body_fn, get, set_, state, idx, push_pop=(), dict_push_pop=()):
     """Python lists the body appends to in place become tensor arrays (`TensorArrayList`): the lists of
     tensors whose list methods the body calls (``push_pop``, found in the source), and the lists a trial
     trace on copies sees grow; lists the body rebinds stay Python lists."""
     block = default_main_program().current_block()
+    for i, key in dict_push_pop:
+        d = state[i]
+        if type(d) is dict and type(d.get(key)) is list and all(isinstance(x, (Variable, Tensor)) for x in d[key]):
+            # a list a dict holds, appended to in the body: a tensor array in a new dict (the loop rebinds the name)
+            items = d[key]
+            dtype = items[0].dtype if items else "float32"
+            d = dict(d)
+            d[key] = TensorArrayList(tensor_array.create_array(dtype, [as_variable(block, x) for x in items]))
+            state[i] = d
     for i in push_pop:
         if type(state[i]) is list and all(isinstance(x, (Variable, Tensor)) for x in state[i]):
             # an empty list's element type is set by its first write
             dtype = state[i][0].dtype if state[i] else "float32"
             state[i] = TensorArrayList(tensor_array.create_array(dtype, [as_variable(block, x) for x in state[i]]))
-    if push_pop:
+    if push_pop or dict_push_pop:
         set_(tuple(state))
     lists = [i for i in idx if type(state[i]) is list
              and all(isinstance(x, (Variable, Tensor)) for x in state[i])]

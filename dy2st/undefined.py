@@ -5,6 +5,13 @@ loop functions can carry them as state. Reading one as a value (an operator, an 
 op input) raises an `UndefinedVariableError` (an UnboundLocalError, so a NameError, and the
 TypeError Paddle raises) that names the variable and says why it is undefined, instead of a
 confusing error deep inside the framework.
+
+A name bound on only some paths through tensor-dependent control flow (assigned in one branch of a
+tensor ``if``, or first assigned in the body of a tensor loop that may run zero times) becomes a
+`MaybeUnbound`: its value (a placeholder of the right structure on the paths that do not bind it)
+and a bool Variable saying whether it is bound. Converted code reads such names through
+``_jst.read_maybe_unbound``, which stages a check that fails at run time, naming the variable and the
+user's line, when the value is read on a path that did not bind it.
 """
 from __future__ import annotations
 
@@ -57,6 +64,29 @@ class UndefinedVar:
 
     def __hash__(self):
         return id(self)
+
+
+class MaybeUnbound(UndefinedVar):
+    """A name bound on some paths only: ``value`` (a structure of Variables, placeholders where it is not
+    bound), ``flag`` (a bool Variable of shape [1], true where it is bound) and ``sites`` (the user's lines
+    of the control flow that may leave it unbound). Used as a value without ``read_maybe_unbound`` it fails
+    like an `UndefinedVar`."""
+    __slots__ = ("value", "flag", "sites")
+
+    def __init__(self, name, value, flag, sites):
+        object.__setattr__(self, "value", value)
+        object.__setattr__(self, "flag", flag)
+        object.__setattr__(self, "sites", tuple(sites))
+        why = ("it is assigned only on some paths through the tensor-dependent control flow at "
+               + ", ".join(self.sites) + ", and it was read where it is not known to be assigned")
+        super().__init__(name, why)
+
+    def __repr__(self):
+        return f"MaybeUnbound({object.__getattribute__(self, '_name')!r})"
+
+
+def is_maybe_unbound(v):
+    return type(v) is MaybeUnbound
 
 
 def is_undefined(v):

@@ -9,6 +9,10 @@ For each ``If``, ``While`` and ``For`` statement ``s``, ``info(s)`` gives:
 - ``defined_in``: names definitely defined where it starts.
 
 Loop variables of a loop are ``modified & live_in``; outputs of an if are ``modified & live_out``.
+
+Reads of names that may be unbound where they happen are noted too, as
+``node.dy2st_maybe_unbound`` (a frozenset of local names; generated ``_dy2st_`` names left out) on
+simple statements, on ``If`` / ``While`` statements (for their test) and on a ``For``'s iterable.
 """
 from __future__ import annotations
 
@@ -41,6 +45,11 @@ def annotate(fn_node):
     graph = cfg.build(fn_node, params)
     live_in, live_out = liveness.analyse(graph)
     d_in, _ = reaching_definitions.analyse(graph)
+    for n in graph.nodes:
+        if n.kind in ("stmt", "iter") or (n.kind == "test" and isinstance(n.ast, (gast.If, gast.While))):
+            maybe = frozenset(x for x in (n.reads & locals_) - d_in[n.index] if not x.startswith("_dy2st_"))
+            if maybe:
+                n.ast.dy2st_maybe_unbound = maybe
     for stmt, test in graph.test.items():
         join = graph.join[stmt]
         body = [stmt.body, stmt.orelse] if isinstance(stmt, gast.If) else [stmt.body, stmt.orelse]

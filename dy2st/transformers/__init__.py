@@ -6,7 +6,8 @@ the analyses (dy2st/analysis) run: after the passes that restructure the code wi
 before the passes that turn control flow into helper calls and read the annotations.
 """
 from . import (annotations, assertions, break_continue, calls, decorators, generators, ifelse, inplace_calls,  # noqa: E501
-               logical, loops, return_statements, setitem, shapes, super_call, undefined_init)
+               logical, loops, return_statements, setitem, shapes, super_call, unbound_reads,
+               undefined_init)
 
 ANALYSE = "analyse"
 
@@ -24,6 +25,7 @@ PASSES = (
     logical,             # and / or / not / chained compare -> convert_logical_*
     setitem,             # x[i] = v -> x = convert_setitem(x, i, v)
     ANALYSE,             # CFG, activity, liveness, reaching definitions
+    unbound_reads,       # reads of maybe-unbound names -> read_maybe_unbound (checked where bound on some paths)
     ifelse,              # if / ternary -> convert_ifelse / convert_ifexp
     loops,               # while / for -> convert_while_loop / convert_for_loop
     undefined_init,      # possibly-unbound names start as UndefinedVar

@@ -31,8 +31,9 @@ A ``for`` loop's body function takes the item and assigns the loop target first:
                           extra_test=lambda: not _dy2st_break_7)
 
 Loop variables are the modified names live at the loop test (liveness). Names whose ``append`` /
-``pop`` / ``insert`` / ``extend`` the body calls are passed as ``push_pop=(...)``: those holding lists of
-tensors become tensor arrays when the loop is staged. Python conditions and
+``pop`` / ``insert`` / ``extend`` the body calls are passed as ``push_pop=(...)`` (``"d['k']"`` for a list
+a dict holds under a constant key): those holding lists of tensors become tensor arrays when the loop is
+staged. Python conditions and
 iterables (lists, ``LayerList``, ``range(int)``) run as Python loops; a Variable condition or a
 tensor / ``range(tensor)`` iterable makes a while op (dy2st/loop_lowering.py).
 """
@@ -61,6 +62,11 @@ def _push_pop_names(stmts):
         if isinstance(n, gast.Attribute) and n.attr in _LIST_METHODS and isinstance(n.value, gast.Name) \
                 and isinstance(n.ctx, gast.Load):
             found.add(n.value.id)
+        elif isinstance(n, gast.Attribute) and n.attr in _LIST_METHODS and isinstance(n.ctx, gast.Load) \
+                and isinstance(n.value, gast.Subscript) and isinstance(n.value.value, gast.Name) \
+                and isinstance(n.value.slice, gast.Constant) and isinstance(n.value.slice.value, str):
+            # ``feats['key'].append(v)``: a list held by a dict under a constant key, as Paddle's push_pop_names
+            found.add(f"{n.value.value.id}[{n.value.slice.value!r}]")
         stack.extend(gast.iter_child_nodes(n))
     return sorted(found)
 
@@ -85,7 +91,7 @@ class _Loops(FunctionBodyTransformer):
         cond_fn = funcdef(c_name, [], [gast.Return(value=node.test)])
         body_fn = funcdef(b_name, [], scope_decls(ctx, [n for n in state if "." not in n]) + node.body)
         state_fns, get_name, set_name = state_functions(ctx, state, node)
-        push_pop = [n for n in _push_pop_names(node.body) if n in state]
+        push_pop = [n for n in _push_pop_names(node.body) if n.split("[", 1)[0] in state]
         helper = call(jst("convert_while_loop"), [load(c_name), load(b_name), load(get_name), load(set_name),
                                                  tuple_const(state), tuple_const(mask), ctx.where(node)],
                       [kw("push_pop", tuple_const(push_pop))] if push_pop else [])
@@ -103,7 +109,7 @@ class _Loops(FunctionBodyTransformer):
                           + node.body)
         state_fns, get_name, set_name = state_functions(ctx, state, node)
         keywords = []
-        push_pop = [n for n in _push_pop_names(node.body) if n in state]
+        push_pop = [n for n in _push_pop_names(node.body) if n.split("[", 1)[0] in state]
         if push_pop:
             keywords.append(kw("push_pop", tuple_const(push_pop)))
         extra = getattr(node, "dy2st_extra_tests", None)

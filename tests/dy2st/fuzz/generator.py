@@ -13,7 +13,10 @@ assignment; a list ``lst`` of tensors changed with append / pop (with and withou
 ``len(lst) > 1`` so it never empties) / insert / extend / item assignment anywhere, including tensor
 loops and branches (a tensor array there), its stacked mean added to every return; ``acc``, a
 Python int that tensor loops turn into a float tensor (dtype-changing loop state), added to every
-return; ``for k, row in enumerate(x)`` and ``for a, b in zip(x, y)`` loops when ``x`` has a first dim.
+return; ``for k, row in enumerate(x)`` and ``for a, b in zip(x, y)`` loops when ``x`` has a first dim;
+names bound on only some paths through a tensor loop (``p<k>``: first bound in its body, or in one branch of
+an if there) and read after it — where the run did not bind it, eager Python raises UnboundLocalError
+and the converted function must fail too, with its clear run-time error.
 
 `generate(choices)` builds a `Program` from any `Choices` source: `RandomChoices` (plain Python,
 seeded) or `programs()` (a hypothesis strategy drawing each choice, so failures shrink).
@@ -240,7 +243,7 @@ class _Gen:
         table = [(4, "assign"), (1, "aug"), (1, "cnt"), (1, "temp")]
         if nested_ok:
             table += [(4, "if"), (2, "while_t"), (1, "while_py"), (1, "for_py"), (2, "for_t"), (1, "while_true"),
-                      (1, "def_both")]
+                      (1, "def_both"), (1, "bind_in_loop")]
         # programs with ``lst`` or ``acc`` have no jumps: the flags of a break / continue / return wrap the
         # rest in a tensor if, and a tensor loop there would turn the list into a tensor array (or ``acc``
         # into a float) in one branch only, which is refused clearly (a Program cannot merge a list with
@@ -344,6 +347,8 @@ class _Gen:
             self.emit(indent, "else:")
             self.emit(indent + 1, f"{name} = {self.fexpr(sc)}")
             sc.floats.append(name)
+        elif k == "bind_in_loop":
+            self.bind_in_loop(sc, indent)
         elif k == "for_py":
             kv = self.fresh("k")
             self.emit(indent, f"for {kv} in range({c.choice(('n', str(c.int(0, 3))))}):")
@@ -372,6 +377,43 @@ class _Gen:
             self.emit(indent, f"return {self.ret_value(sc)}")
             return True
         return False
+
+    def bind_in_loop(self, sc, indent):
+        """A name first bound inside a tensor loop (in its body, or in one branch of an if there, or of
+        an if in a nested loop) and readable after the loop: bound on some paths only."""
+        c = self.c
+        name = self.fresh("p")
+        if c.chance(50):
+            i = self.fresh("i")
+            self.emit(indent, f"{i} = paddle.zeros([1], dtype='int64')")
+            self.emit(indent, f"while {i} < {c.int(1, 3)}:")
+            inner = sc.child(in_loop=True)
+            inner.tints.append(i)
+            prelude = [f"{i} = {i} + 1"]
+        else:
+            kv = self.fresh("k")
+            self.emit(indent, f"for {kv} in range({c.choice(('m', 'm + 1'))}):")
+            inner = sc.child(in_loop=True)
+            inner.tints.append(kv)
+            prelude = []
+        for line in prelude:
+            self.emit(indent + 1, line)
+        if c.chance(30) and self.block(inner, indent + 1, 0, 1):
+            return      # the block ended with a jump: a binding after it would be dead code
+        how = c.weighted([(3, "if"), (1, "body"), (1, "else")])
+        if how == "body":
+            self.emit(indent + 1, f"{name} = {self.fexpr(inner)}")
+        else:
+            self.emit(indent + 1, f"if {self.tensor_pred(inner)}:")
+            if how == "if":
+                self.emit(indent + 2, f"{name} = {self.fexpr(inner)}")
+            else:
+                self.block(inner.child(), indent + 2, 1, 1)
+                self.emit(indent + 1, "else:")
+                self.emit(indent + 2, f"{name} = {self.fexpr(inner)}")
+        if c.chance(30):
+            self.block(inner, indent + 1, 0, 1)
+        sc.floats.append(name)
 
     def if_stmt(self, sc, indent):
         c = self.c

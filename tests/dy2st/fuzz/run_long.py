@@ -26,7 +26,8 @@ CONSTRUCTS = {"if": " if ", "elif": "elif ", "else": "else:", "while": "while ",
               "return in block": "        return ", "and": " and ", "or": " or ", "not": "not ",
               "ternary": " else ", "tuple return": "return (", "list append": "lst.append(", "list pop": "lst.pop(",
               "list insert": "lst.insert(", "list extend": "lst.extend(", "list item assignment": "lst[",
-              "enumerate": "in enumerate(", "zip": "in zip(", "int becoming float": "acc = acc + "}
+              "enumerate": "in enumerate(", "zip": "in zip(", "int becoming float": "acc = acc + ",
+              "name bound in a loop on some paths": "        p"}
 
 
 def main(argv=None):
@@ -58,6 +59,8 @@ def main(argv=None):
 
     print(f"\n== {done} programs in {elapsed:.1f} s (seed {args.seed})")
     print("programs using each construct: " + ", ".join(f"{k} {v}" for k, v in counts.items()))
+    print(f"runs (program x input): {harness.stats['runs']}, of which {harness.stats['unbound']} read a name the "
+          "run did not bind (eager UnboundLocalError; the converted run failed as it should)")
     known = collections.Counter(k for _, k in harness.known)
     if known:
         print("checks skipped for known issues: " + ", ".join(f"{k} x{v}" for k, v in known.items()))

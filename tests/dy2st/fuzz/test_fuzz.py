@@ -3,7 +3,9 @@
 A fixed-seed set of 300 generated programs (tests/dy2st/fuzz/generator.py) is checked on
 several inputs each taking different paths: outputs and input gradients of the to_static run
 (compiled back end, through PartialProgram) and the outputs of the same traced Program run by
-``Executor(backend="interpreter")`` must equal the eager run. Plus a small hypothesis run, the
+``Executor(backend="interpreter")`` must equal the eager run; where the eager run raises
+UnboundLocalError (a name bound in a tensor loop on some paths only, read where this run did not bind
+it), the converted run must fail with its clear unbound-name error instead of returning a value. Plus a small hypothesis run, the
 minimal programs of bugs the fuzzer found (regressions).
 ``run_long.py`` in this directory does long runs.
 """
@@ -58,6 +60,11 @@ def test_fixed_set_covers_every_construct(fixed_set):
                           ("enumerate", "in enumerate("), ("zip", "in zip("), ("int becoming float", "acc = acc + ")]:
         used = sum(pattern in s for s in src)
         assert used >= 5, f"only {used} of {len(src)} programs use {what}"
+    # names bound on some paths only through a tensor loop (``p<k>``), read after it in some programs
+    import re
+    bound = [s for s in src if re.search(r"^ {8,}p\d+ = ", s, re.M)]
+    assert len(bound) >= 20, f"only {len(bound)} programs bind a name inside a loop on some paths"
+    assert sum(bool(re.search(r"\bp\d+\b(?! =)", s)) for s in bound) >= 10
     assert {p.dtype for p in progs} == set(generator.FLOAT_DTYPES)
     assert {tuple(p.shape) for p in progs} == {tuple(s) for s in generator.FLOAT_SHAPES}
 
