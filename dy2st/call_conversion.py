@@ -88,15 +88,26 @@ def Call(f):
         return f._converted_callable()
     if getattr(f, "_dy2st_not_to_static", False):
         return f
+    from .conversion import is_converted
+    if is_converted(f):
+        return f
     if isinstance(f, types.MethodType):
         self_, func = f.__self__, f.__func__
         if isinstance(self_, Variable) and func.__name__ == "numpy":
             return lambda: self_
         if isinstance(self_, Variable) and func.__name__ == "item":
             return lambda *index: _variable_item(self_, index)
-        if getattr(func, "_dy2st_not_to_static", False) or _is_library(func) or not _convertible(func):
+        if getattr(func, "_dy2st_not_to_static", False) or not _convertible(func):
+            return f
+        if _is_library(func) and not _wraps_user_code(func):
             return f
         from .conversion import convert_function
+        if _is_library(func):
+            from .errors import Dy2StaticError
+            try:
+                return types.MethodType(convert_function(func), self_)
+            except Dy2StaticError:
+                return f        # a library's wrapper whose decorators cannot be re-applied: as it is
         return types.MethodType(convert_function(func), self_)
     if isinstance(f, functools.partial):
         return functools.partial(Call(f.func), *f.args, **f.keywords)
@@ -104,7 +115,7 @@ def Call(f):
     if isinstance(f, Layer):
         return _layer_call(f)
     if isinstance(f, types.FunctionType):
-        if _is_library(f):
+        if _is_library(f) and not _wraps_user_code(f):
             return _library_function(f)
         if not _convertible(f):
             return f
@@ -129,6 +140,18 @@ def _recorded(method):
         mutation_log.record(method.__self__)
         return method(*args, **kwargs)
     return call
+
+
+def _wraps_user_code(f):
+    """Whether library function ``f`` is a decorator's wrapper (``@paddle.no_grad()``, a
+    ``contextlib.contextmanager`` used as a decorator, ...) around a user function: converted as
+    Paddle converts a decorated function, the user function under its re-applied decorators."""
+    if getattr(f, "__wrapped__", None) is None:
+        return False
+    from .conversion import unwrap_decorated
+    inner = unwrap_decorated(f)
+    return (inner is not f and not _is_library(inner) and _convertible(inner)
+            and not getattr(inner, "_dy2st_not_to_static", False))
 
 
 def _library_function(f):

@@ -9,6 +9,13 @@ printed converted source (astor) is kept for ``StaticFunction.code`` and ``dy2st
 The converted code object is cached per original code object; each function object gets its
 own instance bound to its globals, closure cells and defaults (so closures see later
 rebindings of the variables they capture, as in Python).
+
+A decorated function (one with ``__wrapped__``: ``@paddle.no_grad()``, ``functools.wraps``
+wrappers, stacked decorators, decorators with arguments) is converted as Paddle does it: the
+innermost function is converted and its decorators are re-applied to the result, in order,
+evaluated in that function's globals and closure (dy2st/transformers/decorators.py). A user
+wrapper that a re-applied decorator returns is converted too (its own code, not unwrapped), so
+tensor control flow in the wrapper's body is staged as well.
 """
 from __future__ import annotations
 
@@ -17,6 +24,7 @@ import inspect
 import linecache
 import textwrap
 import types
+import warnings
 import weakref
 
 import astor
@@ -35,44 +43,85 @@ _GENERATOR_PASSES = ("decorators", "super_call", "generators", "calls", "shapes"
 class ConvertedCode:
     """The converted code object of one function, and its printed source."""
 
-    __slots__ = ("code", "source", "filename", "firstlineno", "name")
+    __slots__ = ("code", "source", "filename", "firstlineno", "name", "decorate", "decorator_freevars", "warnings")
 
-    def __init__(self, code, source, filename, firstlineno, name):
+    def __init__(self, code, source, filename, firstlineno, name, decorate=None, decorator_freevars=(), warnings=()):
         self.code, self.source, self.filename, self.firstlineno, self.name = code, source, filename, firstlineno, name
+        # re-applies the function's decorators: decorate(_jst, *decorator_freevars, converted) -> decorated
+        self.decorate, self.decorator_freevars = decorate, decorator_freevars
+        self.warnings = warnings        # given each time the decorators are re-applied (as Paddle does)
 
 
-_code_cache = {}                             # original code object -> ConvertedCode
+_code_cache = {}                             # original code object (, True when decorators are re-applied) -> ConvertedCode
 _fn_cache = weakref.WeakKeyDictionary()      # original function -> converted function
+_converted = weakref.WeakSet()               # every function this module made (never converted again)
 
 
 def convert_function(fn):
-    """The converted version of plain function ``fn`` (cached)."""
+    """The converted version of function ``fn`` (cached); a decorated ``fn`` is converted under its
+    decorators, which are re-applied to the result."""
     conv = _fn_cache.get(fn)
     if conv is not None:
         return conv
-    cc = converted_code(fn)
-    conv = _instantiate(cc, fn)
+    inner = unwrap_decorated(fn)
+    try:
+        cc = converted_code(fn)
+    except Dy2StaticError:
+        if inner is fn or not _code_is_user_code(fn):
+            raise
+        # the decorators cannot be re-applied (e.g. one local to the enclosing function): the outermost
+        # wrapper is user code, so convert its own code instead; it calls what it wraps through _jst.Call
+        cc, inner = converted_code(fn, unwrap=False), fn
+    conv = _instantiate(cc, inner)
+    if cc.decorate is not None:
+        conv = _apply_decorators(cc, inner, conv)
+        for message in cc.warnings:
+            warnings.warn(message, UserWarning, stacklevel=2)
     _fn_cache[fn] = conv
     return conv
 
 
-def converted_code(fn):
-    code = fn.__code__
-    cc = _code_cache.get(code)
+def is_converted(fn):
+    """Whether ``fn`` is a function made by the conversion (calling it again needs no conversion)."""
+    try:
+        return fn in _converted
+    except TypeError:
+        return False
+
+
+def unwrap_decorated(fn):
+    """The function under ``fn``'s decorator wrappers (following ``__wrapped__``), or ``fn`` itself."""
+    if getattr(fn, "__wrapped__", None) is None:
+        return fn
+    try:
+        inner = inspect.unwrap(fn, stop=is_converted)
+    except ValueError:       # a __wrapped__ cycle
+        return fn
+    if is_converted(inner):  # a wrapper of a converted function (a re-applied decorator's): convert its own code
+        return fn
+    return inner if isinstance(inner, types.FunctionType) and inner is not fn else fn
+
+
+def converted_code(fn, unwrap=True):
+    inner = unwrap_decorated(fn) if unwrap else fn
+    reapply = inner is not fn
+    key = (inner.__code__, True) if reapply else inner.__code__
+    cc = _code_cache.get(key)
     if cc is None:
         # two threads converting at once both convert; the first result is the one everyone keeps
-        cc = _code_cache.setdefault(code, _convert(fn))
+        cc = _code_cache.setdefault(key, _convert(inner, reapply))
     return cc
 
 
 def _source(fn):
+    # the source of fn's own code (inspect.getsourcelines(fn) would follow __wrapped__)
     try:
-        lines, first = inspect.getsourcelines(fn)
+        lines, first = inspect.getsourcelines(fn.__code__)
     except (OSError, TypeError) as e:
         raise Dy2StaticError(f"cannot convert {fn.__qualname__}: its source code is not available ({e}). "
                              "to_static reads the function's source; define it in a .py file (or use "
                              "paddle.jit.not_to_static to run it as it is)") from None
-    filename = inspect.getsourcefile(fn) or fn.__code__.co_filename
+    filename = inspect.getsourcefile(fn.__code__) or fn.__code__.co_filename
     return textwrap.dedent("".join(lines)), first, filename
 
 
@@ -89,7 +138,17 @@ def _parse(fn):
     try:
         module = gast.parse(src)
     except SyntaxError as e:
-        raise Dy2StaticError(f"cannot parse the source of {fn.__qualname__} ({filename}:{first}): {e}") from None
+        # Paddle keeps the parser's own error (IndentationError, TabError, SyntaxError): so do we, located
+        # in the user's file, with a note naming the function being converted
+        details = (filename, (e.lineno or 1) + first - 1, e.offset, e.text)
+        if e.end_lineno is not None and e.end_offset is not None:
+            details += (e.end_lineno + first - 1, e.end_offset)
+        err = type(e)(e.msg, details)
+        err.add_note(f"dy2st: while re-parsing the source of {fn.__qualname__} ({filename}:{first}) to convert it "
+                     "with paddle.jit.to_static; the source as read (dedented) does not parse on its own — check "
+                     "the indentation of its lines (tabs mixed with spaces, e.g. in a docstring), or mark it "
+                     "with paddle.jit.not_to_static")
+        raise err from None
     node = module.body[0] if module.body else None
     if not isinstance(node, (gast.FunctionDef, gast.AsyncFunctionDef)) or node.name != fn.__code__.co_name:
         raise Dy2StaticError(f"cannot convert {fn.__qualname__} ({filename}:{first}): its source is not a plain "
@@ -98,9 +157,10 @@ def _parse(fn):
     return node, filename, first
 
 
-def transform(fn_node, filename, is_generator=False):
+def transform(fn_node, filename, is_generator=False, reapply_decorators=False):
     """Run every pass over ``fn_node`` (a gast FunctionDef); returns the Context."""
     ctx = Context(fn_node, filename, is_generator)
+    ctx.reapply_decorators = reapply_decorators
     ctx.locals, ctx.params = local_names(fn_node)
     ctx.globals, ctx.nonlocals = declared_scopes(fn_node)
     from .jit.dy2static.logging_utils import log_transformed_code
@@ -116,13 +176,19 @@ def transform(fn_node, filename, is_generator=False):
     return ctx
 
 
-def _convert(fn):
+def _convert(fn, reapply_decorators=False):
     from .jit.dy2static import logging_utils
     fn_node, filename, first = _parse(fn)
     if logging_utils.get_verbosity() >= 1:       # paddle.jit.set_verbosity(1)
         logging_utils.log(1, f"Source code: \n{astor.to_source(gast.gast_to_ast(fn_node))}")
     is_gen = bool(fn.__code__.co_flags & (inspect.CO_GENERATOR | inspect.CO_ASYNC_GENERATOR))
-    ctx = transform(fn_node, filename, is_gen)
+    ctx = transform(fn_node, filename, is_gen, reapply_decorators)
+    decorate, decorator_freevars, notes = (None, (), ())
+    if reapply_decorators and getattr(ctx, "decorators", None):
+        from .transformers.decorators import CONTEXT_MANAGER_WARNING, decorator_name, reapply_code
+        decorate, decorator_freevars = reapply_code(fn, ctx.decorators, filename, first)
+        if any(decorator_name(d) == "contextmanager" for d in ctx.decorators):
+            notes = (CONTEXT_MANAGER_WARNING,)
     source = astor.to_source(gast.gast_to_ast(fn_node))
     logging_utils.log_transformed_code(logging_utils.LOG_AllTransformer, source, "All Transformers")
     freevars = list(fn.__code__.co_freevars)
@@ -161,7 +227,7 @@ def _convert(fn):
     inner = inner.replace(co_name=own_name, **({"co_qualname": fn.__qualname__}
                                                if hasattr(inner, "co_qualname") else {}))
     fn_node.name = own_name
-    return ConvertedCode(inner, source, filename, first, fn.__qualname__)
+    return ConvertedCode(inner, source, filename, first, fn.__qualname__, decorate, decorator_freevars, notes)
 
 
 def _instantiate(cc, fn):
@@ -183,7 +249,46 @@ def _instantiate(cc, fn):
     new.__doc__ = fn.__doc__
     new._dy2st_original = fn
     new._dy2st_source = cc.source
+    _converted.add(new)
     return new
+
+
+def _apply_decorators(cc, fn, converted):
+    """Re-apply ``fn``'s decorators to its converted version; a user wrapper they return is converted too."""
+    from .transformers.decorators import injected_names
+    cells = dict(zip(fn.__code__.co_freevars, fn.__closure__ or ()))
+    decorate = types.FunctionType(cc.decorate, fn.__globals__, "_dy2st_decorate")
+    injected = injected_names()
+    try:
+        values = [cells[n].cell_contents if n in cells else injected[n] for n in cc.decorator_freevars]
+    except ValueError:
+        raise Dy2StaticError(f"cannot convert {fn.__qualname__} ({cc.filename}:{cc.firstlineno}): its decorators read "
+                             "a variable of the enclosing function that is not bound yet") from None
+    result = decorate(convert_ops, *values, converted)
+    return _convert_wrapper(result)
+
+
+def _code_is_user_code(fn):
+    """Whether the code of ``fn`` is defined in user code: by the module of its file, since a wrapper's
+    ``__module__`` is the wrapped function's (functools.update_wrapper copies it)."""
+    from .call_conversion import _is_library
+    mod = inspect.getmodule(fn.__code__)
+    return not _is_library(types.SimpleNamespace(__module__=mod.__name__ if mod is not None else fn.__module__))
+
+
+def _convert_wrapper(obj):
+    """``obj``, a decorator's result, with its own code converted when it is a user function wrapping
+    (``__wrapped__``) what was converted: so tensor control flow in the wrapper's body is staged too."""
+    if not isinstance(obj, types.FunctionType) or is_converted(obj) or getattr(obj, "__wrapped__", None) is None:
+        return obj
+    from .call_conversion import _convertible
+    if getattr(obj, "_dy2st_not_to_static", False) or not _code_is_user_code(obj) or not _convertible(obj):
+        return obj
+    try:
+        cc = converted_code(obj, unwrap=False)
+    except Dy2StaticError:
+        return obj          # no usable source: the wrapper runs as it is (its inner call is converted)
+    return _instantiate(cc, obj)
 
 
 def register_source(filename, source):
