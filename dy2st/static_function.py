@@ -738,7 +738,7 @@ class StaticFunction:
         fn = self._dygraph_function
         try:
             converted = fn if getattr(fn, "_dy2st_not_to_static", False) else convert_function(fn)
-        except Dy2StaticError as e:
+        except (Dy2StaticError, SyntaxError) as e:    # SyntaxError: the source did not re-parse (kept as Paddle)
             if self._fallback:
                 self._eager_only = str(e)
                 warnings.warn(f"to_static: running {fn.__qualname__} eagerly (fallback=True): {e}", stacklevel=4)

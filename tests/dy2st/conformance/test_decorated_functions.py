@@ -164,6 +164,15 @@ def test_indentation_error_of_the_source_is_kept_with_where(tmp_path, monkeypatc
     assert "TabDocNet.forward" in notes and f"{cases.__file__}:" in notes
 
 
+def test_fallback_runs_a_function_whose_source_does_not_reparse_eagerly():
+    net = cases.TabDocNet()
+    want = net(paddle.to_tensor(X))
+    sf = paddle.jit.to_static(net.forward, fallback=True)
+    with pytest.warns(UserWarning, match="eagerly"):
+        got = sf(paddle.to_tensor(X))
+    np.testing.assert_allclose(got.numpy(), want.numpy())
+
+
 def _module(tmp_path, monkeypatch, name, src):
     (tmp_path / f"{name}.py").write_text(src)
     monkeypatch.syspath_prepend(str(tmp_path))
