@@ -29,7 +29,7 @@ _PUBLIC_SUBMODULES = (
     "utils.download", "vision.ops", "vision.models", "vision.models._utils", "nn.decode",
     "nn.functional.flash_attention",
     "sparse", "sparse.nn", "sparse.nn.functional",
-    "vision.transforms.functional", "text", "text.datasets", "distribution",
+    "vision.transforms.functional", "text", "text.datasets", "distribution", "vision.image",
     "audio", "audio.functional", "audio.features", "audio.backends", "audio.datasets",
     "incubate", "incubate.autograd", "incubate.optimizer", "incubate.optimizer.functional", "incubate.nn",
     "incubate.nn.functional",
@@ -80,3 +80,8 @@ hapi = _importlib.import_module(__name__ + ".hapi")             # paddle.hapi: M
 callbacks = _importlib.import_module(__name__ + ".callbacks")   # paddle.callbacks
 Model, summary, flops = hapi.Model, hapi.summary, hapi.flops
 from .utils.dlpack import from_dlpack, to_dlpack  # noqa: E402,F401  (paddle.from_dlpack / to_dlpack)
+_C_ops = _importlib.import_module(__name__ + "._C_ops")        # paddle._C_ops: the positional op functions
+from runtime.nn.initializer.lazy_init import LazyGuard  # noqa: E402,F401  (paddle.LazyGuard: deferred parameter init)
+from runtime.api.generator import Generator  # noqa: E402,F401  (paddle.Generator)
+from runtime.api import tensor_signal_methods as _tensor_signal_methods  # noqa: E402,F401  (Tensor.stft/istft/top_p_sampling)
+from runtime.api.generator import seed  # noqa: E402,F401,F811  (paddle.seed returns the global paddle.Generator)

@@ -57,6 +57,9 @@ def add_user_note(exc, what, fallback=None, hint=None):
     """Attach (once) a note naming where in the user's code ``exc`` happened."""
     if getattr(exc, "_dy2st_noted", False):
         return exc
+    # Paddle's report: ErrorData attached, message "In transformed code: ..." (paddle.jit.dy2static.error)
+    from .jit.dy2static.error import report_in_place
+    report_in_place(exc)
     site = user_frame(exc.__traceback__) or fallback
     lines = [f"{what}"]
     if site is not None:

@@ -51,6 +51,8 @@ from runtime.static.scope import _global_scope
 from runtime.tensor import Tensor
 from runtime.utils.gc_pause import gc_paused
 
+from .jit.dy2static.error import report_in_place
+
 __all__ = ["PartialProgram"]
 
 _wrap = Tensor._wrap
@@ -244,7 +246,13 @@ def _explain(compiled, e):
         raise RuntimeError(f"variable '{site[1]}' is persistable but has no value in the scope or the eager "
                            f"bindings") from None
     if site is not None and site[0] == "op":
-        annotate(e, site[1])
+        try:
+            annotate(e, site[1])
+        except Exception as new:        # a failed unbound-read check, raised as UnboundLocalError
+            report_in_place(new, in_runtime=True)
+            raise
+    # Paddle's "In transformed code:" report, pointing at the user's line that built the failing op
+    report_in_place(e, in_runtime=True)
 
 
 def _copy_var(program, v):

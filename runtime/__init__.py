@@ -16,6 +16,7 @@ from .random import seed, get_rng_state, set_rng_state  # noqa: F401
 from .device import (CPUPlace, CUDAPlace, CUDAPinnedPlace, set_device, get_device,  # noqa: F401
                      is_compiled_with_cuda, is_compiled_with_xpu, is_compiled_with_rocm, is_compiled_with_cinn,
                      is_compiled_with_custom_device, is_compiled_with_distribute, is_compiled_with_ipu)
+from .device import XPUPlace, IPUPlace  # noqa: F401  (paddle.XPUPlace / paddle.IPUPlace raise on CPU)
 from . import device  # noqa: F401
 
 from .api import operators as _operators  # noqa: F401  (attaches + - * / ... to tensors)

@@ -153,9 +153,35 @@ class HookHandle:
         self._hooks = weakref.ref(hooks) if hasattr(hooks, "__weakref__") else (lambda: hooks)
 
     def remove(self):
+        """Unregister the hook: True the first time, False once it is gone (as Paddle's tensor hooks)."""
         hooks = self._hooks()
-        if hooks is not None:
-            hooks.pop(self.id, None)
+        return hooks is not None and hooks.pop(self.id, None) is not None
+
+
+# Tensor._register_backward_hook: leaf tensor -> void hooks run after its .grad is accumulated
+_leaf_void_hooks = weakref.WeakKeyDictionary()
+# core.eager._add_backward_final_hook: void hooks run once at the end of the next backward pass
+_final_hooks: list = []
+
+
+def add_leaf_backward_hook(tensor, hook):
+    _leaf_void_hooks.setdefault(tensor, []).append(hook)
+
+
+def add_backward_final_hook(hook):
+    """Paddle's ``core.eager._add_backward_final_hook``: ``hook()`` runs once when the next backward pass
+    (``Tensor.backward`` / ``paddle.grad``) finishes, then is dropped."""
+    if not callable(hook):
+        raise TypeError(f"_add_backward_final_hook: hook must be callable, got {type(hook).__name__}")
+    _final_hooks.append(hook)
+
+
+def _run_final_hooks():
+    while _final_hooks:
+        hooks = list(_final_hooks)
+        _final_hooks.clear()
+        for hook in hooks:
+            hook()
 
 
 def _apply_hooks(tensor, g):
@@ -241,10 +267,18 @@ def _run_engine(roots, root_grads, retain_graph, create_graph, capture=None, acc
         while ready:
             node = ready.pop()
             douts = pending.pop(node, None) or [None] * node.n_out
+            runs = node.n_out > 1 and any(d is not None for d in douts)
             # hooks and captures on the node's output tensors (non-leaf tensors)
             for i, ref in enumerate(node.out_refs):
-                if ref is None or douts[i] is None:
+                if ref is None:
                     continue
+                if douts[i] is None:
+                    # Paddle: a multi-output node that runs gives its unreached outputs a zero gradient,
+                    # which their hooks (retain_grads ...) see
+                    t = ref() if runs else None
+                    if t is None or not t._hooks:
+                        continue
+                    douts[i] = Tensor._wrap(np.zeros(t._data.shape, t._data.dtype))
                 t = ref()
                 if t is None:
                     continue
@@ -289,6 +323,11 @@ def _run_engine(roots, root_grads, retain_graph, create_graph, capture=None, acc
             t._grad = g if create_graph else Tensor._wrap(np.array(g._data, copy=True))
         else:
             t._grad = _add(t._grad, g, create_graph)
+        if _leaf_void_hooks:
+            for hook in list(_leaf_void_hooks.get(t, ())):
+                hook()
+    if _final_hooks:
+        _run_final_hooks()
     return captured
 
 
@@ -332,7 +371,10 @@ def _output_sizes(node):
     return [node.n_out - fixed if s.duplicable else 1 for s in vis]
 
 
-def _root_grads(tensors, grad_tensors):
+def _root_grads(tensors, grad_tensors, one_element=False):
+    """The initial gradients. ``one_element`` (paddle.grad): a one-element ``grad_outputs`` entry for a
+    one-element output of another shape ([1] for a 0-D loss, the pre-0-D Paddle idiom) is taken reshaped, as
+    Paddle's engine does; any other shape mismatch is an error."""
     from .tensor import Tensor
     res = []
     for i, t in enumerate(tensors):
@@ -341,6 +383,9 @@ def _root_grads(tensors, grad_tensors):
             g = Tensor._wrap(np.ones_like(t._data))
         elif not isinstance(g, Tensor):
             g = Tensor._wrap(np.asarray(g, dtype=t._data.dtype))
+        if one_element and g._data.size == 1 == t._data.size and g._data.shape != t._data.shape:
+            from .dispatch import run_op
+            g = run_op("reshape2", g, shape=list(t._data.shape))
         if list(g._data.shape) != list(t._data.shape):
             raise GradientError(f"grad_tensor shape {list(g._data.shape)} does not match the tensor's shape "
                                 f"{list(t._data.shape)}")
@@ -368,8 +413,33 @@ def backward(tensors, grad_tensors=None, retain_graph=False):
         # returns False when the graph is not the simple case it handles
         fast = getattr(tensors[0]._node.opdef, "fast_backward", None)
         if fast is not None and fast(tensors[0], grad_tensors, retain_graph):
+            if _final_hooks:
+                _run_final_hooks()
             return
     _run_engine(list(tensors), _root_grads(tensors, grad_tensors), retain_graph, create_graph=False)
+
+
+def _check_grad_args(outputs, inputs, grad_outputs, no_grad_vars, create_graph):
+    """paddle.grad's argument checks in eager mode: AssertionErrors with Paddle's messages."""
+    from .tensor import Tensor
+    for value, name in ((outputs, "outputs"), (inputs, "inputs")):
+        assert value is not None, f"{name} should not be None"
+        if isinstance(value, (list, tuple)):
+            assert len(value) > 0, f"{name} cannot be empty"
+            assert all(isinstance(v, Tensor) for v in value), f"Elements of {name} must be Tensor"
+        else:
+            assert isinstance(value, Tensor), f"{name} must be Tensor or list of Tensor"
+    if grad_outputs is not None:
+        gos = grad_outputs if isinstance(grad_outputs, (list, tuple)) else [grad_outputs]
+        assert all(g is None or isinstance(g, Tensor) for g in gos), \
+            "grad_outputs must be None, a Variable or a list containing None or Variables"
+        n_out = len(outputs) if isinstance(outputs, (list, tuple)) else 1
+        assert not gos or len(gos) == n_out, "The length of grad_outputs must be equal to outputs"
+    if no_grad_vars is not None and not isinstance(no_grad_vars, Tensor):
+        if not isinstance(no_grad_vars, (list, tuple, set)):
+            raise AssertionError("no_grad_vars must be None, Tensor or list/tuple/set of Tensors")
+        assert all(isinstance(v, Tensor) for v in no_grad_vars), "no_grad_vars can only contains Tensor"
+    assert isinstance(create_graph, bool), "create_graph must be True or False"
 
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
@@ -386,6 +456,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     if state.static:
         return _static_grad(outputs, inputs, grad_outputs, retain_graph, create_graph, only_inputs, allow_unused,
                             no_grad_vars)
+    _check_grad_args(outputs, inputs, grad_outputs, no_grad_vars, create_graph)
     if create_graph:
         from .double_grad import ensure_double_grads
         ensure_double_grads()
@@ -404,8 +475,8 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
                 blocked.append(v)
                 v.stop_gradient = True
     try:
-        captured = _run_engine(outputs, _root_grads(outputs, grad_outputs), retain_graph, create_graph,
-                               capture=capture, accumulate=False)
+        captured = _run_engine(outputs, _root_grads(outputs, grad_outputs, one_element=True), retain_graph,
+                               create_graph, capture=capture, accumulate=False)
     finally:
         for v in blocked:
             v.stop_gradient = False

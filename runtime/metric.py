@@ -87,6 +87,8 @@ class Accuracy(Metric):
 
     def compute(self, pred, label, *args):
         _, indices = run_op("top_k_v2", pred, None, k=int(self.maxk), axis=-1, largest=True, sorted=True)
+        if len(label.shape) > 2 and label.shape[-1] != 1:    # [N, d0, ..., C] one-hot: its argmax, like Paddle
+            label = run_op("arg_max", label, axis=-1, keepdims=True, flatten=False, dtype=3)
         label = _label_column(label)
         if convert_dtype(label.dtype) != convert_dtype(indices.dtype):
             label = run_op("cast", label, in_dtype=convert_dtype(label.dtype).proto,

@@ -290,9 +290,13 @@ class Tensor(TensorMethods):
         return float(self.item())
 
     def __index__(self):
-        if self._data.dtype.kind not in "iub":
-            raise TypeError(f"only integer tensors can be used as an index, got {self.dtype}")
-        return int(self.item())
+        # Paddle 3.3.1: a one-element tensor of any real dtype converts (more elements: AssertionError). Paddle
+        # refuses a one-element tensor that is not 0-D (TypeError); dy2st accepts it, as `range(n)` with an
+        # n of shape [1] is how much eager code (and its converted twin) loops: a known, documented superset
+        if self._data.size != 1:
+            raise AssertionError(f"only one element variable can be converted to python index, got a tensor "
+                                 f"of shape {list(self._data.shape)}")
+        return int(self._data.item())
 
     def __hash__(self):
         return id(self)
@@ -316,6 +320,13 @@ class Tensor(TensorMethods):
 
     def backward(self, grad_tensor=None, retain_graph=False):
         from .autograd import backward
+        if grad_tensor is not None:     # Paddle's checks (AssertionErrors, its messages)
+            if not isinstance(grad_tensor, Tensor):
+                raise AssertionError("The type of grad_tensor must be paddle.Tensor")
+            if list(grad_tensor.shape) != list(self.shape):
+                raise AssertionError(f"Tensor shape not match, Tensor of grad_tensor [ {grad_tensor.name} ] with "
+                                     f"shape {grad_tensor.shape} mismatch Tensor [ {self.name} ] with shape "
+                                     f"{self.shape}")
         backward([self], [grad_tensor] if grad_tensor is not None else None, retain_graph)
 
     def clear_gradient(self, set_to_zero=True):
@@ -346,6 +357,23 @@ class Tensor(TensorMethods):
         handle = HookHandle(self._hooks)
         self._hooks[handle.id] = hook
         return handle
+
+    def _register_backward_hook(self, hook):
+        """Paddle's ``Tensor._register_backward_hook``: call ``hook()`` (no arguments) each time a backward
+        pass has accumulated this leaf tensor's gradient into ``.grad``. Only for leaf tensors that need a
+        gradient (ValueError otherwise, as in Paddle)."""
+        if self._node is not None:
+            raise ValueError("(InvalidArgument) Only can register backward hook for leaf Tensor.")
+        if self.stop_gradient:
+            raise ValueError("(InvalidArgument) Cannot register backward hook on a Tensor that stop gradient.")
+        if not callable(hook):
+            raise TypeError(f"_register_backward_hook: hook must be callable, got {type(hook).__name__}")
+        from .autograd import add_leaf_backward_hook
+        add_leaf_backward_hook(self, hook)
+
+    def _grad_ivar(self):
+        """The gradient tensor, or None when no backward has produced one (Paddle's ``_grad_ivar``)."""
+        return self._grad
 
     def detach(self):
         """A new tensor sharing this data, cut off from the graph."""
@@ -429,6 +457,7 @@ class Tensor(TensorMethods):
             t.optimize_attr = dict(self.optimize_attr)
             t.regularizer = self.regularizer
             t.need_clip = self.need_clip
+            t.do_model_average = self.do_model_average
             t.is_distributed = False
         memo[id(self)] = t
         return t
@@ -445,7 +474,8 @@ def _rebuild_tensor(arr, stop_gradient):
 class Parameter(Tensor):
     """A trainable tensor owned by a Layer (``stop_gradient=False``, persistable)."""
 
-    __slots__ = ("trainable", "optimize_attr", "regularizer", "need_clip", "is_distributed", "initializer")
+    __slots__ = ("trainable", "optimize_attr", "regularizer", "need_clip", "is_distributed", "initializer",
+                 "do_model_average")
 
     def __init__(self, data, dtype=None, name=None, trainable=True):
         super().__init__(data, dtype=dtype, stop_gradient=not trainable, name=name)
@@ -454,6 +484,7 @@ class Parameter(Tensor):
         self.optimize_attr = {"learning_rate": 1.0}
         self.regularizer = None
         self.need_clip = True
+        self.do_model_average = True      # ParamAttr's default
         self.is_distributed = False
         self.initializer = None
 
@@ -465,6 +496,7 @@ class Parameter(Tensor):
         t.optimize_attr = {"learning_rate": 1.0}
         t.regularizer = None
         t.need_clip = True
+        t.do_model_average = True
         t.is_distributed = False
         t.initializer = None
         return t

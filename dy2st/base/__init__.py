@@ -27,6 +27,7 @@ __all__ = ["ParamAttr", "in_dygraph_mode", "in_dynamic_or_pir_mode", "in_pir_mod
            "framework", "param_attr", "unique_name", "wrapped_decorator", "backward", "executor"]
 
 from . import compiler, initializer  # noqa: E402  (compiler imports dy2st.static, which imports this package)
+from . import layers  # noqa: E402,F401
 from .compiler import BuildStrategy, CompiledProgram  # noqa: F401,E402
 
 __all__ += ["compiler", "initializer", "BuildStrategy", "CompiledProgram"]

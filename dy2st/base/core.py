@@ -26,7 +26,8 @@ __all__ = ["CPUPlace", "CUDAPlace", "CUDAPinnedPlace", "Scope", "eager", "VarDes
            "_set_prim_forward_enabled", "_set_prim_backward_enabled"]
 
 # ``core.eager.Tensor`` is paddle.Tensor
-eager = _types.SimpleNamespace(Tensor=_Tensor)
+from runtime.autograd import add_backward_final_hook as _add_backward_final_hook  # noqa: E402
+eager = _types.SimpleNamespace(Tensor=_Tensor, _add_backward_final_hook=_add_backward_final_hook)
 DenseTensor = _Tensor
 
 
@@ -81,6 +82,20 @@ def _is_bwd_prim_enabled():
 
 
 def _is_all_prim_enabled():
+    return False
+
+
+def _is_eager_prim_enabled():
+    return False
+
+
+def _enable_prim_dynamic_shape():
+    """False: there is no prim decomposition here, so none for dynamic shapes either."""
+    return False
+
+
+def _enable_auto_recompute():
+    """False: Paddle's automatic recompute pass (part of its CINN pipeline) does not exist here."""
     return False
 
 

@@ -50,6 +50,18 @@ def _dygraph_guard(tracer):
             disable_static()
 
 
+@contextlib.contextmanager
+def flag_guard(flag_name, flag_value):
+    """Set the global flag ``flag_name`` to ``flag_value`` for the block, then restore its value (a flag
+    dy2st does not know, or a value it cannot honour, raises ValueError from ``set_flags``)."""
+    old_value = get_flags(flag_name)[flag_name]
+    set_flags({flag_name: flag_value})
+    try:
+        yield
+    finally:
+        set_flags({flag_name: old_value})
+
+
 def _global_flags():
     """Paddle's flag registry (``core.globals()``)."""
     from .core import globals as _flags

@@ -50,6 +50,16 @@ def _current_expected_place():
     return CPUPlace()
 
 
+def _set_expected_place(place):
+    """Set the place new tensors go to. Only a CPU place is possible here (there is no other device):
+    anything else raises ValueError naming it."""
+    is_cpu = getattr(place, "is_cpu_place", None)
+    if isinstance(place, CPUPlace) or (callable(is_cpu) and is_cpu()):
+        return
+    raise ValueError(f"paddle.framework._set_expected_place({place!r}): dy2st runs on the CPU only; "
+                     "pass paddle.CPUPlace()")
+
+
 def convert_np_dtype_to_dtype_(np_dtype):
     """The Paddle dtype of a numpy dtype (or its name): ``np.float32`` -> ``paddle.float32``."""
     from runtime.dtype import convert_dtype

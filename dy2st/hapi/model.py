@@ -43,6 +43,22 @@ def flatten(nest):
     return [nest]
 
 
+def prepare_distributed_context(place=None):
+    """Set up the communicator of a multi-process (collective) run, as Paddle's hapi does before
+    training on several GPUs. A single process (PADDLE_TRAINERS_NUM unset or 1) needs none: returns
+    None. dy2st runs in one process on the CPU, so a multi-process environment is an error, and so is
+    ``place=None`` (Paddle's default there is a CUDAPlace, which a CPU-only build rejects with ValueError)."""
+    from runtime.distributed.parallel import ParallelEnv
+    if place is None:
+        raise ValueError("prepare_distributed_context: place=None means a CUDAPlace, and this build runs on the "
+                         "CPU only; pass place=paddle.CPUPlace()")
+    nranks = ParallelEnv().nranks
+    if nranks < 2:
+        return None
+    raise NotImplementedError(f"prepare_distributed_context: this environment asks for {nranks} trainer "
+                              "processes; dy2st runs in a single CPU process (unset PADDLE_TRAINERS_NUM)")
+
+
 class Model:
     """``Model(network, inputs=None, labels=None)``: ``inputs`` / ``labels`` are InputSpecs (one or a
     list; ``labels`` also a dict keyed by forward's argument names, as Paddle). Each batch of data is split
@@ -51,10 +67,8 @@ class Model:
     size, with a warning)."""
 
     def __init__(self, network, inputs=None, labels=None):
-        if not in_dynamic_mode():
-            raise NotImplementedError("paddle.Model works in dynamic-graph mode only in dy2st (Paddle's static-graph "
-                                      "adapter is not implemented); call paddle.disable_static() before creating "
-                                      "the Model")
+        if not in_dynamic_mode() and not isinstance(inputs, (list, tuple, dict, Input)):
+            raise TypeError("'inputs' must be list or tuple or dict, and couldn't be None.")   # Paddle's check
         if not isinstance(network, Layer):
             raise TypeError(f"paddle.Model: network must be a paddle.nn.Layer, got {type(network).__name__}")
         self.mode = "train"
@@ -77,7 +91,11 @@ class Model:
             self._input_info = input_info(inputs)
         self._inputs = self._verify_spec(inputs, is_input=True)
         self._labels = self._verify_spec(labels)
-        self._adapter = DynamicGraphAdapter(self)
+        if in_dynamic_mode():
+            self._adapter = DynamicGraphAdapter(self)
+        else:
+            from .static_adapter import StaticGraphAdapter
+            self._adapter = StaticGraphAdapter(self)
 
     # -- one batch -----------------------------------------------------------------------------------
     def _after_batch(self):
@@ -115,6 +133,8 @@ class Model:
             self._adapter.save(path)
 
     def _save_inference_model(self, path):
+        if hasattr(self._adapter, "save_inference_model"):     # the static-graph adapter
+            return self._adapter.save_inference_model(path)
         from ..jit_io import save as jit_save   # the compiler: imported when first needed
         if self._input_info is None:
             raise RuntimeError("Saving inference model needs 'inputs' or running before saving. Please specify "

@@ -15,6 +15,7 @@ from .logic import equal, greater_equal, greater_than, less_equal, less_than, no
 from .manipulation import concat, flip, take_along_axis, transpose
 from .math import clip, divide, floor, multiply, neg, subtract, trunc
 from .composite_extra import outer
+from .param_alias import param_alias
 
 __all__ = ["cat", "concatenate", "clamp", "div", "eq", "ge", "gt", "le", "lt", "ne", "sub", "mul", "swapdims",
            "take_along_dim", "reverse", "manual_seed", "permute", "from_numpy", "ger", "true_divide", "negative"]
@@ -35,6 +36,7 @@ def concatenate(x, axis=0, name=None, *, out=None):
 
 
 @tensor_method
+@param_alias(x="input")
 def clamp(x, min=None, max=None, name=None, *, out=None):
     """Alias of `clip`."""
     return _out(clip(x, min, max), out)
@@ -70,10 +72,10 @@ def _compare_alias(name, fn):
 eq = _compare_alias("eq", equal)
 ne = _compare_alias("ne", not_equal)
 ge = _compare_alias("ge", greater_equal)
-gt = _compare_alias("gt", greater_than)
+gt = tensor_method(param_alias(x="input", y="other")(_compare_alias("gt", greater_than)))
 le = _compare_alias("le", less_equal)
 lt = _compare_alias("lt", less_than)
-mul = _compare_alias("mul", multiply)
+mul = tensor_method(param_alias(x="input", y="other")(_compare_alias("mul", multiply)))
 
 
 @tensor_method

@@ -17,6 +17,7 @@ from ..nn.functional import (conv1d, conv2d, conv3d, layer_norm, group_norm,  # 
 from ..tensor import Tensor
 from ._helpers import is_var
 from .creation import empty, to_tensor
+from .param_alias import param_alias
 
 __all__ = ["double", "float", "half", "cfloat", "cdouble", "bfloat16", "uint16", "uint32", "uint64",
            "float8_e4m3fn", "float8_e5m2", "finfo", "iinfo", "pi", "e", "inf", "nan", "newaxis", "Size",
@@ -168,6 +169,7 @@ def _check_tensor(x, op):
         raise TypeError(f"Expected Tensor, but received type of x: {type(x)}")
 
 
+@param_alias(x="input")
 def is_floating_point(x):
     """True when ``x`` has a floating-point dtype (float16/32/64)."""
     _check_tensor(x, "is_floating_point")

@@ -16,10 +16,12 @@ from .linalg import matmul
 from .logic import isnan, logical_not, logical_xor
 from .manipulation import (broadcast_to, cast, concat, flatten, flip, gather, index_select, moveaxis,
                            reshape, slice, squeeze, stack, take_along_axis, transpose, where, _inplace)
+from .manipulation import _paddle_version_count
 from .math import clip, cumsum, multiply, subtract, remainder
 from .reduction import any as _any, sum as _sum
 from .search import sort
 from .tensor_extra import lerp
+from .param_alias import param_alias
 
 __all__ = ["diff", "nan_to_num", "nan_to_num_", "outer", "inner", "tensordot", "quantile", "nanquantile",
            "take", "rot90", "index_fill", "index_fill_", "masked_scatter", "masked_scatter_", "cartesian_prod",
@@ -64,7 +66,7 @@ def nan_to_num(x, nan=0.0, posinf=None, neginf=None, name=None):
     return where(out == full_like(x, float("-inf")), full_like(x, neginf), out)
 
 
-nan_to_num_ = _inplace("nan_to_num_", nan_to_num)
+nan_to_num_ = _paddle_version_count(_inplace("nan_to_num_", nan_to_num), 3)   # 3 steps in Paddle's version
 
 
 @tensor_method
@@ -206,6 +208,7 @@ def _pick(srt, index, axis, interpolation, dtype):
 
 
 @tensor_method
+@param_alias(x="input", axis="dim")
 def quantile(x, q, axis=None, keepdim=False, interpolation="linear", name=None):
     """The q-th quantile(s) along ``axis``; a reduced row holding NaN gives NaN."""
     return _quantile(x, q, axis, keepdim, interpolation, False, "quantile")
@@ -282,7 +285,7 @@ def index_fill(x, index, axis, value, name=None):
     return where(broadcast_to(_axis_mask(x, index, axis), list(x.shape)), cast(fill, x.dtype) + x * 0, x)
 
 
-index_fill_ = _inplace("index_fill_", index_fill)
+index_fill_ = _paddle_version_count(_inplace("index_fill_", index_fill), 3)   # 3 steps in Paddle's version
 
 
 @tensor_method

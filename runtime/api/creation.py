@@ -13,6 +13,7 @@ from ..tensor import Parameter, Tensor, tensor_method, _to_array
 from ._helpers import is_var
 from .arg_checks import ArgumentTypeError, static_check_dtype, static_check_type, to_dtype
 from .out_names import name_output
+from .param_alias import param_alias
 
 __all__ = ["to_tensor", "zeros", "ones", "full", "zeros_like", "ones_like", "full_like", "empty",
            "empty_like", "arange", "linspace", "eye", "assign", "clone", "tril", "triu", "diag",
@@ -167,6 +168,7 @@ def _like_code(x, dtype):
     return -1 if dtype is None else to_dtype(dtype, "full_like").proto
 
 
+@param_alias(x="input")
 def full_like(x, fill_value, dtype=None, name=None):
     return run_op("fill_any_like", x, value=float(_scalar_value(fill_value, "full_like")), dtype=_like_code(x, dtype))
 
@@ -207,6 +209,13 @@ def to_tensor(data, dtype=None, place=None, stop_gradient=True):
             out = run_op("cast", out, in_dtype=dtype_code(data.dtype), out_dtype=dtype_code(dtype))
         out.stop_gradient = stop_gradient
         return out
+    if state.static and isinstance(data, (list, tuple)) and _holds_static_var(data):
+        # Paddle's static to_tensor: a list that holds program values becomes the stack of its elements,
+        # each converted the same way ([x, y, 3, 4] with 0-D x, y -> shape [4])
+        from .manipulation import stack
+        out = stack([to_tensor(d, dtype, place, stop_gradient) for d in data])
+        out.stop_gradient = stop_gradient
+        return out
     if isinstance(data, Tensor):
         arr = np.array(data._data, copy=True)
         if dtype is not None:
@@ -224,6 +233,10 @@ def to_tensor(data, dtype=None, place=None, stop_gradient=True):
         out.stop_gradient = stop_gradient
         return out
     return Tensor._wrap(arr, stop_gradient)
+
+
+def _holds_static_var(data):
+    return any(_is_static_var(d) or (isinstance(d, (list, tuple)) and _holds_static_var(d)) for d in data)
 
 
 def _assign_array(arr):
@@ -266,6 +279,7 @@ def _become(output, result):
     """Make ``output`` hold ``result`` (Paddle's ``assign(x, output)``): its data, shape and dtype
     are replaced, and, unless it is a Parameter (which stays a leaf), its place in the graph."""
     output._data = result._data
+    output._version = output.inplace_version + 1     # Paddle: assign into output is an in-place update
     if isinstance(output, Parameter) or result.stop_gradient:
         return
     output.stop_gradient = False
@@ -328,6 +342,7 @@ def _range_length(start, end, step):
     return max(0, int(np.ceil((float(vals[1]) - float(vals[0])) / float(vals[2]))))
 
 
+@param_alias(stop="end", num="steps")
 def linspace(start, stop, num, dtype=None, name=None):
     """``num`` evenly spaced values from ``start`` to ``stop`` (both included)."""
     d = to_dtype(dtype, "linspace") if dtype is not None else default_float()
@@ -359,6 +374,7 @@ def linspace(start, stop, num, dtype=None, name=None):
     return name_output(out, name)
 
 
+@param_alias(num_rows="n", num_columns="m")
 def eye(num_rows, num_columns=None, dtype=None, name=None):
     """A 2-D tensor with ones on the diagonal."""
     rows = _eye_size(num_rows, "num_rows")

@@ -60,6 +60,16 @@ def _register():
             made[api] = _make(api, getattr(paddle, base))
     # paddle.where_(condition, x, y) writes into x; as a Tensor method the tensor is the condition
     made["where_"] = _make("where_", paddle.where, target=1)
+    _where_ = made["where_"]
+
+    def where_(condition, x=None, y=None, name=None):
+        import numpy as np
+        if np.isscalar(x) or np.isscalar(y) or x is None or y is None:    # Paddle's checks, its message
+            raise ValueError("either both or neither of x and y should be given")
+        return _where_(condition, x, y)
+    where_.__name__ = where_.__qualname__ = "where_"
+    where_.__doc__ = _where_.__doc__
+    made["where_"] = where_
     for api, fn in made.items():
         tensor_method(fn, name=api)
         globals()[api] = fn

@@ -9,6 +9,7 @@ from ..tensor import tensor_method
 from . import creation as _creation
 from . import manipulation as _manip
 from .linalg import _assign_out, _check, _check_float, _check_matrix, _np_dtype, _swap_last, matmul
+from .param_alias import param_alias
 
 # names Paddle also exports at the top level (paddle.inverse, paddle.cholesky)
 __all__ = ["inverse", "cholesky"]
@@ -45,6 +46,7 @@ def slogdet(x, name=None):
 
 
 @tensor_method
+@param_alias(x="A", y="B")
 def solve(x, y, left=True, name=None, *, out=None):
     """Solve ``x @ out = y`` (``left=False``: ``out @ x = y``) for square ``x`` [..., M, M].
 

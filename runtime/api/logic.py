@@ -6,6 +6,7 @@ import numpy as np
 from ..dispatch import run_op
 from ..tensor import tensor_method
 from ._helpers import is_var, scalar_like
+from .param_alias import param_alias
 
 __all__ = ["equal", "not_equal", "less_than", "less_equal", "greater_than", "greater_equal", "less",
            "greater", "logical_and", "logical_or", "logical_xor", "logical_not", "bitwise_and",
@@ -32,22 +33,26 @@ def _compare(op_type, x, y, name):
 
 
 @tensor_method
+@param_alias(x="input", y="other")
 def equal(x, y, name=None):
     """Elementwise ``x == y`` (bool, broadcasting)."""
     return _compare("equal", x, y, "equal")
 
 
 @tensor_method
+@param_alias(x="input", y="other")
 def not_equal(x, y, name=None):
     return _compare("not_equal", x, y, "not_equal")
 
 
 @tensor_method
+@param_alias(x="input", y="other")
 def less_than(x, y, name=None):
     return _compare("less_than", x, y, "less_than")
 
 
 @tensor_method
+@param_alias(x="input", y="other")
 def less_equal(x, y, name=None):
     return _compare("less_equal", x, y, "less_equal")
 
@@ -58,6 +63,7 @@ def greater_than(x, y, name=None):
 
 
 @tensor_method
+@param_alias(x="input", y="other")
 def greater_equal(x, y, name=None):
     return _compare("greater_equal", x, y, "greater_equal")
 
@@ -108,6 +114,7 @@ def bitwise_and(x, y, out=None, name=None):
 
 
 @tensor_method
+@param_alias(x="input", y="other")
 def bitwise_or(x, y, out=None, name=None):
     _check_bitwise(x, "bitwise_or")
     return _binary("bitwise_or", x, y)

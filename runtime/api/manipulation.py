@@ -3,6 +3,7 @@ stack/unstack, slice, tile/expand, flip/roll, shape/numel, gather/scatter, where
 from __future__ import annotations
 
 import numbers
+import sys
 import weakref
 
 import numpy as np
@@ -15,6 +16,7 @@ from ..ops.meta import broadcast_shapes, normalize_axis
 from ..ops.shape import as_list, expand_target, resolve_shape, split_sizes, unsqueeze_shape
 from ..tensor import Tensor, tensor_method
 from ._helpers import is_var, scalar_like
+from .param_alias import param_alias
 
 __all__ = ["cast", "reshape", "reshape_", "transpose", "flatten", "flatten_", "squeeze", "squeeze_", "unsqueeze",
            "unsqueeze_", "concat", "split", "chunk", "stack", "unstack", "unbind", "slice", "strided_slice", "tile",
@@ -66,6 +68,12 @@ def int_list_arg(value, op, what):
         return ([-1] * n if n > 0 else []), value, None
     if _is_int(value):
         return [int(value)], None, None
+    if isinstance(value, np.ndarray) and value.ndim == 1 and value.dtype.kind in "iu":
+        if op == "reshape":      # Paddle's reshape refuses arrays (ValueError); expand / tile / unsqueeze take them
+            from .arg_checks import ArgumentTypeError
+            raise ArgumentTypeError(f"reshape: shape must be a list, a tuple or a Tensor, got numpy.ndarray; "
+                                    "pass shape.tolist()")
+        return [int(v) for v in value], None, None
     if not isinstance(value, (list, tuple)):
         raise TypeError(f"{op}: {what} must be an int, a list/tuple of ints or a Tensor, got "
                         f"{type(value).__name__}")
@@ -127,11 +135,18 @@ def _check_tensor(x, op, what="x"):
 def _rebind(x, out):
     """Make eager tensor ``x`` hold ``out``'s value and autograd history (Paddle's in-place APIs).
 
-    The result is computed out of place, so earlier views of x keep the old values.
+    The result is computed out of place, so earlier views of x keep the old values. On a static
+    Variable of a Program built in static mode an in-place API is functional, as in Paddle's PIR
+    programs: it returns the new value and ``x`` keeps naming the old one (later ops that read ``x``
+    read its value from before the call). While paddle.jit.to_static traces a function, where the
+    function's eager meaning (x changed) must hold, it is refused.
     """
     if not isinstance(x, Tensor):
-        raise NotImplementedError("in-place updates of static Variables are not supported yet; "
-                                  "use the out-of-place function and its return value")
+        sf = sys.modules.get("dy2st.static_function")
+        if sf is not None and sf.in_to_static_mode():
+            raise NotImplementedError("in-place updates of static Variables are not supported yet inside "
+                                      "paddle.jit.to_static; use the out-of-place function and its return value")
+        return out
     freeze_inputs(x)              # grad nodes that read x (the one that computed `out` too) keep its old value
     x._data = out._data
     x._version = x.inplace_version + 1
@@ -142,6 +157,20 @@ def _rebind(x, out):
         x.stop_gradient = False
         node.out_refs[out._out_idx] = weakref.ref(x)
     return x
+
+
+def _paddle_version_count(fn, count):
+    """In-place ``fn`` (registered as a Tensor method under its name) whose call adds ``count`` to
+    ``x.inplace_version`` instead of 1: Paddle builds some in-place APIs (hypot_, lcm_, nan_to_num_ ...) from
+    several in-place steps, and its version counter shows each of them."""
+    def counted(x, *args, **kwargs):
+        out = fn(x, *args, **kwargs)
+        if isinstance(x, Tensor):
+            x._version = x.inplace_version + count - 1
+        return out
+    counted.__name__ = counted.__qualname__ = fn.__name__
+    counted.__doc__ = fn.__doc__
+    return tensor_method(counted)
 
 
 def check_inplace(x, op):
@@ -313,10 +342,16 @@ def narrow(input, dim, start, length):
 
 @tensor_method
 def flatten(x, start_axis=0, stop_axis=-1, name=None):
-    """Merge dimensions ``start_axis`` .. ``stop_axis`` (inclusive) into one."""
-    _check_tensor(x, "flatten")
+    """Merge dimensions ``start_axis`` .. ``stop_axis`` (inclusive) into one (a 0-D x takes only 0 or -1)."""
+    if not is_var(x):
+        from .arg_checks import ArgumentTypeError
+        raise ArgumentTypeError(f"flatten: x must be a Tensor, got {type(x).__name__}")
     nd = _ndim(x)
-    if nd:
+    if not nd:
+        for what, a in (("start_axis", start_axis), ("stop_axis", stop_axis)):
+            if isinstance(a, bool) or not isinstance(a, (int, np.integer)) or a not in (0, -1):
+                raise ValueError(f"flatten: {what} must be the int 0 or -1 for a 0-D tensor, got {a!r}")
+    else:
         s = normalize_axis(start_axis, nd, "flatten: start_axis")
         e = normalize_axis(stop_axis, nd, "flatten: stop_axis")
         if s > e:
@@ -326,6 +361,7 @@ def flatten(x, start_axis=0, stop_axis=-1, name=None):
 
 
 @tensor_method
+@param_alias(x="input", axis="dim")
 def squeeze(x, axis=None, name=None):
     """Remove size-1 dimensions (all of them, or those in ``axis``; named axes of other sizes stay)."""
     _check_tensor(x, "squeeze")
@@ -333,6 +369,7 @@ def squeeze(x, axis=None, name=None):
 
 
 @tensor_method
+@param_alias(x="input", axis="dim")
 def unsqueeze(x, axis, name=None):
     """Insert size-1 dimensions at ``axis`` (an int, a list, or a Tensor), one after another."""
     _check_tensor(x, "unsqueeze")
@@ -436,6 +473,7 @@ def unstack(x, axis=0, num=None):
 
 
 @tensor_method
+@param_alias(axis="dim")
 def unbind(input, axis=0):
     """`unstack` under Paddle's other name (``axis`` must be a Python int, as Paddle checks)."""
     if isinstance(axis, bool) or not isinstance(axis, int):
@@ -508,8 +546,16 @@ def broadcast_to(x, shape, name=None):
 
 @tensor_method
 def expand_as(x, y, name=None):
-    """Broadcast ``x`` to ``y``'s shape."""
+    """Broadcast ``x`` to ``y``'s shape (x: bool, float32, float64, int32 or int64, as Paddle's kernel)."""
     _check_tensor(y, "expand_as", "y")
+    _check_tensor(x, "expand_as", "x")
+    if x.dtype.name not in ("bool", "float32", "float64", "int32", "int64"):
+        from ..ops.special import KernelDtypeError
+        raise KernelDtypeError(f"expand_as: x must be bool, float32, float64, int32 or int64, got {x.dtype.name}; "
+                               "cast it first")
+    if x.dtype.name == "bool" and not x.stop_gradient and not isinstance(x, Tensor):
+        raise ValueError("expand_as: a bool input x cannot need a gradient in static mode; set "
+                         "x.stop_gradient = True")
     expand_target(tuple(x.shape), [None if d == -1 else d for d in y.shape], "expand_as")
     return run_op("expand_as_v2", x, y, target_shape=list(y.shape))
 
@@ -581,6 +627,7 @@ def roll(x, shifts, axis=None, name=None):
 
 
 @tensor_method
+@param_alias(x="input", axis="dim")
 def repeat_interleave(x, repeats, axis=None, name=None):
     """Repeat each element ``repeats`` times along ``axis`` (over the flattened tensor when None)."""
     _check_tensor(x, "repeat_interleave")
@@ -671,8 +718,9 @@ def gather_nd(x, index, name=None):
     _check_tensor(x, "gather_nd")
     index = _index_tensor(index, "gather_nd")
     if len(index.shape) == 0 or index.shape[-1] > _ndim(x):
-        raise ValueError(f"gather_nd: index's last dimension must be at most x's rank {_ndim(x)}, got index of "
-                         f"shape {list(index.shape)}")
+        raise ValueError(f"gather_nd: Input(Index).shape[-1] should be no greater than Input(X).rank: index's "
+                         f"last dimension must be at most x's rank {_ndim(x)}, got index of shape "
+                         f"{list(index.shape)}")
     return run_op("gather_nd", x, index)
 
 
@@ -753,6 +801,7 @@ masked_fill_ = _inplace("masked_fill_", masked_fill)
 
 
 @tensor_method
+@param_alias(x="input")
 def masked_select(x, mask, name=None):
     """The entries of ``x`` where ``mask`` (bool, broadcast against x) is True, as a 1-D tensor."""
     _check_tensor(x, "masked_select")
@@ -781,10 +830,53 @@ def scatter(x, index, updates, overwrite=True, name=None):
 
 @tensor_method
 def scatter_nd_add(x, index, updates, name=None):
-    """Copy of ``x`` with ``updates`` added at the positions addressed by ``index`` (like gather_nd)."""
+    """Copy of ``x`` with ``updates`` added at the positions addressed by ``index`` (like gather_nd).
+
+    ``updates`` must have shape ``index.shape[:-1] + x.shape[index.shape[-1]:]``. As in Paddle, an empty
+    x or index takes an index of any dtype (nothing is addressed), and a static-mode updates Variable
+    must have x's dtype.
+    """
     _check_tensor(x, "scatter_nd_add")
-    return run_op("scatter_nd_add", x, _index_tensor(index, "scatter_nd_add"),
-                  _updates(updates, x, "scatter_nd_add"))
+    if is_var(index) and index.dtype.np.kind not in "iu" and (_is_empty(index) or _is_empty(x)):
+        index = cast(index, "int64")
+    index = _index_tensor(index, "scatter_nd_add")
+    if is_var(updates) and not isinstance(updates, Tensor) and updates.dtype != x.dtype:
+        raise TypeError(f"scatter_nd_add: updates must have x's dtype {x.dtype.name} in static mode, got "
+                        f"{updates.dtype.name}; cast it first")
+    if _is_empty(index):                 # nothing addressed: Paddle's kernel adds updates (broadcast) to x
+        return run_op("elementwise_add", x, _updates(updates, x, "scatter_nd_add"), axis=-1)
+    _check_scatter_nd_shapes(x, index, updates if is_var(updates) else None)
+    if _is_empty(x):                     # an empty x: the result is x; updates get zero gradients
+        u = _updates(updates, x, "scatter_nd_add")
+        return run_op("elementwise_add", x, run_op("reduce_sum", run_op("scale", u, None, scale=0.0, bias=0.0,
+                                                                         bias_after_scale=True),
+                                                   dim=[], keep_dim=False, reduce_all=True), axis=-1)
+    return run_op("scatter_nd_add", x, index, _updates(updates, x, "scatter_nd_add"))
+
+
+def _is_empty(t):
+    """t has a dimension of size 0 (its static shape says so)."""
+    return 0 in tuple(t.shape)
+
+
+def _check_scatter_nd_shapes(x, index, updates):
+    """Paddle's scatter_nd_add shape checks (dimensions of -1 are unknown and pass)."""
+    x_shape, index_shape = list(x.shape), list(index.shape)
+    updates_shape = None if updates is None else list(updates.shape)
+    if not index_shape:
+        return
+    depth = index_shape[-1]
+    if depth != -1 and depth > len(x_shape):
+        raise ValueError("scatter_nd_add: The last dimension of Input(Index)'s shape should be no greater "
+                         f"than the rank of Input(X) ({len(x_shape)}), but received {depth} (index shape "
+                         f"{index_shape}, x shape {x_shape})")
+    if updates_shape is None or depth == -1:
+        return
+    want = index_shape[:-1] + x_shape[depth:]
+    got = list(updates_shape)
+    if len(got) != len(want) or any(a != b and -1 not in (a, b) for a, b in zip(got, want)):
+        raise ValueError(f"scatter_nd_add: Updates has wrong shape: expected index.shape[:-1] + "
+                         f"x.shape[index.shape[-1]:] = {want}, got {got}")
 
 
 scatter_ = _inplace("scatter_", scatter)
@@ -824,6 +916,11 @@ def _along_args(arr, indices, axis, broadcast, op):
         if i_s != idx_target:
             indices = run_op("expand_v2", indices, None, None, shape=idx_target)
         return arr, indices, ax, target
+    for i, (a, n) in enumerate(zip(arr.shape, indices.shape)):
+        if i != ax and a != -1 and n != -1 and a < n:
+            raise RuntimeError(f"{op}: size does not match at dimension {i}: with broadcast=False, indices "
+                               f"{list(indices.shape)} must be no larger than arr {list(arr.shape)} apart from "
+                               f"dimension {ax}")
     return arr, indices, ax, None
 
 
@@ -835,7 +932,17 @@ def take_along_axis(arr, indices, axis, broadcast=True):
         target[ax] = arr.shape[ax]
         if list(arr.shape) != target:
             arr = run_op("expand_v2", arr, None, None, shape=target)
+    else:
+        arr = _cut_to_indices(arr, indices, ax)
     return run_op("take_along_axis", arr, indices, Axis=ax)
+
+
+def _cut_to_indices(arr, indices, ax):
+    """broadcast=False: indices may be smaller than arr off ``axis``; only arr's leading part is read."""
+    cut = [i for i, (a, n) in enumerate(zip(arr.shape, indices.shape)) if i != ax and -1 not in (a, n) and n < a]
+    if cut:
+        arr = slice(arr, cut, [0] * len(cut), [indices.shape[i] for i in cut])
+    return arr
 
 
 @tensor_method

@@ -14,6 +14,7 @@ from ..tensor import Tensor, tensor_method
 from ._helpers import is_var
 from .creation import to_tensor, zeros
 from .manipulation import _inplace, cast, concat, flatten, reshape, slice, split
+from .param_alias import param_alias
 
 __all__ = ["argwhere", "as_strided", "atleast_1d", "atleast_2d", "atleast_3d", "block_diag", "broadcast_shapes",
            "column_stack", "row_stack", "hstack", "vstack", "dstack", "hsplit", "vsplit", "dsplit", "tensor_split",
@@ -315,6 +316,7 @@ def as_strided(x, shape, stride, offset=0, name=None):
 
 
 @tensor_method
+@param_alias(axis="dimension")
 def unfold(x, axis, size, step, name=None):
     """Sliding windows of ``size`` elements every ``step`` along ``axis``: that dim becomes the
     window count and a new last dim of ``size`` holds each window (a copy; see `as_strided`)."""

@@ -11,6 +11,7 @@ from ..dispatch import run_op
 from ..dtype import convert_dtype, float32, int64
 from ..tensor import Tensor, tensor_method
 from ._helpers import is_var, scalar_like
+from .param_alias import param_alias
 
 __all__ = ["add", "subtract", "multiply", "divide", "pow", "maximum", "minimum", "floor_divide",
            "remainder", "mod", "floor_mod",
@@ -32,12 +33,14 @@ def _binary(op_type, x, y):
 
 
 @tensor_method
+@param_alias(x="input", y="other")
 def add(x, y, name=None):
     """Elementwise ``x + y`` with broadcasting."""
     return _binary("elementwise_add", x, y)
 
 
 @tensor_method
+@param_alias(x="input", y="other")
 def subtract(x, y, name=None):
     return _binary("elementwise_sub", x, y)
 
@@ -48,6 +51,7 @@ def multiply(x, y, name=None):
 
 
 @tensor_method
+@param_alias(x="input", y="other")
 def divide(x, y, name=None):
     return _binary("elementwise_div", x, y)
 
@@ -78,6 +82,7 @@ def floor_divide(x, y, name=None):
 
 
 @tensor_method
+@param_alias(x="input", y="other")
 def remainder(x, y, name=None):
     return _binary("elementwise_mod", x, y)
 
@@ -149,6 +154,7 @@ def sgn(x, name=None):
 
 
 @tensor_method
+@param_alias(x="input")
 def frac(x, name=None):
     """The fractional part x - trunc(x), with x's sign."""
     _check(x, "frac")
@@ -198,19 +204,31 @@ def scale(x, scale=1.0, bias=0.0, bias_after_scale=True, act=None, name=None):
 
 
 _F32_MIN = float(np.finfo(np.float32).min)
+_CLIP_DTYPES = ("float16", "bfloat16", "float32", "float64", "int32", "int64")
+_FLOAT_NAMES = ("float16", "bfloat16", "float32", "float64")
 _F32_MAX = float(np.finfo(np.float32).max)
 
 
 @tensor_method
-def clip(x, min=None, max=None, name=None):
+@param_alias(x="input")
+def clip(x, min=None, max=None, name=None, *, out=None):
     """Limit x to ``[min, max]``; either bound may be None (unbounded) or a 1-element Tensor.
 
-    An integer tensor clipped with a Python float bound gives float32, as in Paddle.
+    An integer tensor clipped with a float bound (a Python float or a floating Tensor) gives float32, as
+    in Paddle; ``out`` receives the result too. x must be float16/bfloat16/float32/float64/int32/int64.
     """
     _check(x, "clip")
+    if out is not None:
+        from .creation import assign
+        return assign(clip(x, min, max), output=out)
+    if x.dtype.name not in _CLIP_DTYPES:
+        from ..ops.special import KernelDtypeError
+        raise KernelDtypeError(f"clip: x must be one of {', '.join(_CLIP_DTYPES)}, got {x.dtype.name}; "
+                               "cast it first (e.g. x.astype('int32'))")
     attrs, min_t, max_t = {}, None, None
     kind = x.dtype.np.kind if hasattr(x.dtype, "np") else np.dtype(x.dtype).kind
-    if kind in "iu" and builtins.any(isinstance(v, float) for v in (min, max)):
+    if kind in "iu" and builtins.any(isinstance(v, float) or (is_var(v) and v.dtype.name in _FLOAT_NAMES)
+                                     for v in (min, max)):
         x = run_op("cast", x, in_dtype=x.dtype.proto, out_dtype=float32.proto)
     for key, v in (("min", min), ("max", max)):
         if v is None:
@@ -246,6 +264,7 @@ def _check_axis(x, axis, api):
 
 
 @tensor_method
+@param_alias(x="input", axis="dim")
 def cumsum(x, axis=None, dtype=None, name=None):
     """Cumulative sum along ``axis`` (None: over the flattened tensor, giving a 1-D result).
 
@@ -268,6 +287,7 @@ def cumsum(x, axis=None, dtype=None, name=None):
 
 
 @tensor_method
+@param_alias(x="input")
 def cumprod(x, dim=None, dtype=None, name=None):
     """Cumulative product along ``dim`` (None: over the flattened tensor); ``dtype`` casts x first."""
     _check(x, "cumprod")
@@ -352,4 +372,12 @@ expm1_ = _inplace("expm1_", expm1)
 tan_ = _inplace("tan_", tan)
 erf_ = _inplace("erf_", erf)
 frac_ = _inplace("frac_", frac)
-pow_ = _inplace("pow_", pow)
+_pow_inplace = _inplace("pow_", pow)
+
+
+@tensor_method
+def pow_(x, y, name=None):
+    """In-place ``pow`` with a Python int or float exponent (Paddle raises TypeError for anything else)."""
+    if not isinstance(y, (int, float)):
+        raise TypeError(f"y must be scalar type, but received: {type(y)} ")
+    return _pow_inplace(x, y)

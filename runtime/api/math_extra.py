@@ -16,6 +16,8 @@ from ..dispatch import run_op
 from ..tensor import Tensor, tensor_method
 from ._helpers import is_var
 from .inplace_extra import _make
+from .manipulation import _paddle_version_count
+from .param_alias import param_alias
 
 __all__ = ["logit", "sinc", "signbit", "copysign", "hypot", "heaviside", "fmax", "fmin", "nextafter", "ldexp",
            "frexp", "gcd", "lcm", "logaddexp", "rad2deg", "deg2rad", "isneginf", "isposinf", "isreal", "isin",
@@ -180,6 +182,7 @@ def _gcd_step(x, y):
 
 
 @tensor_method
+@param_alias(x="input", y="other")
 def gcd(x, y, name=None):
     """The greatest common divisor of |x| and |y|, elementwise (Euclid's algorithm; gcd(0, 0) = 0)."""
     _tensor(x, "gcd")
@@ -197,6 +200,7 @@ def gcd(x, y, name=None):
 
 
 @tensor_method
+@param_alias(x="input", y="other")
 def lcm(x, y, name=None):
     """The least common multiple of |x| and |y|, elementwise (0 when either is 0)."""
     P = _P()
@@ -271,6 +275,7 @@ def isreal(x, name=None):
 
 
 @tensor_method
+@param_alias(x="elements", test_x="test_elements")
 def isin(x, test_x, assume_unique=False, invert=False, name=None):
     """True where an element of x occurs in test_x (or does not, with invert=True).
 
@@ -341,10 +346,11 @@ def sinc_(x, name=None):
     """In-place ``sinc``: x takes the result; as in Paddle, the value returned is a new tensor equal to x."""
     return run_op("assign", _sinc_into_x(x))
 copysign_ = _inplace("copysign_", copysign)
-hypot_ = _inplace("hypot_", hypot)
-ldexp_ = _inplace("ldexp_", ldexp)
-gcd_ = _inplace("gcd_", gcd)
-lcm_ = _inplace("lcm_", lcm)
+# Paddle's versions of these count 3, 2, 3 and 4 in-place steps in x.inplace_version
+hypot_ = _paddle_version_count(_inplace("hypot_", hypot), 3)
+ldexp_ = _paddle_version_count(_inplace("ldexp_", ldexp), 2)
+gcd_ = _paddle_version_count(_inplace("gcd_", gcd), 3)
+lcm_ = _paddle_version_count(_inplace("lcm_", lcm), 4)
 bitwise_left_shift_ = _inplace("bitwise_left_shift_", bitwise_left_shift)
 bitwise_right_shift_ = _inplace("bitwise_right_shift_", bitwise_right_shift)
 bitwise_invert_ = _inplace("bitwise_invert_", bitwise_invert)

@@ -18,6 +18,7 @@ from ._helpers import is_var
 from .manipulation import check_inplace
 from .math import exp
 from .random import normal
+from .param_alias import param_alias
 
 # exponential_ and random_ are Tensor methods only, as in Paddle
 __all__ = ["poisson", "binomial", "standard_gamma", "log_normal", "log_normal_", "bernoulli_", "cauchy_",
@@ -74,11 +75,14 @@ def _eager(x, op):
     check_inplace(x, op)
 
 
-def _refill(x, values):
-    """``x`` takes ``values`` in place; the new values do not depend on the old ones (no grad path)."""
+def _refill(x, values, versions=1):
+    """``x`` takes ``values`` in place; the new values do not depend on the old ones (no grad path).
+    ``versions`` is what Paddle 3.3.1 adds to ``x.inplace_version`` for the call (measured: its fills
+    are built from several in-place steps)."""
     freeze_inputs(x)
     x._data = np.ascontiguousarray(values, dtype=x._data.dtype)
     x._node = None
+    x._version = x.inplace_version + versions
     return x
 
 
@@ -99,11 +103,12 @@ def normal_(x, mean=0.0, std=1.0, name=None):
 
 
 @tensor_method
+@param_alias(lam="lambd")
 def exponential_(x, lam=1.0, name=None):
     """Fill ``x`` in place with Exponential(``lam``) samples (density lam * exp(-lam * v))."""
     _eager(x, "exponential_")
     out = run_op("exponential", x, **{"lambda": float(lam)})
-    return _refill(x, out._data)
+    return _refill(x, out._data, versions=0)
 
 
 @tensor_method
@@ -115,7 +120,7 @@ def bernoulli_(x, p=0.5, name=None):
     if prob.size and (np.min(prob) < 0 or np.max(prob) > 1):
         raise ValueError(f"bernoulli_: p must be in [0, 1], got {p!r}")
     u = _uniform_like(x)
-    return _refill(x, (u < np.broadcast_to(prob, x.shape)).astype(x.dtype.np))
+    return _refill(x, (u < np.broadcast_to(prob, x.shape)).astype(x.dtype.np), versions=3)
 
 
 @tensor_method
@@ -124,7 +129,7 @@ def cauchy_(x, loc=0, scale=1, name=None):
     _eager(x, "cauchy_")
     _float_x(x, "cauchy_")
     u = _uniform_like(x)
-    return _refill(x, float(loc) + float(scale) * np.tan(np.pi * (u - 0.5)))
+    return _refill(x, float(loc) + float(scale) * np.tan(np.pi * (u - 0.5)), versions=6)
 
 
 @tensor_method
@@ -137,7 +142,7 @@ def geometric_(x, probs, name=None):
     if p.size and (np.min(p) <= 0 or np.max(p) >= 1):
         raise ValueError(f"geometric_: probs must be in (0, 1), got {probs!r}")
     u = _uniform_like(x, float(np.finfo(x.dtype.np).tiny), 1.0)
-    return _refill(x, np.log(u) / np.log1p(-p))
+    return _refill(x, np.log(u) / np.log1p(-p), versions=3)
 
 
 @tensor_method
@@ -145,7 +150,7 @@ def log_normal_(x, mean=1.0, std=2.0, name=None):
     """Fill ``x`` in place with exp(N(``mean``, ``std``)) samples."""
     _eager(x, "log_normal_")
     _float_x(x, "log_normal_")
-    return _refill(x, np.exp(_generator(0).normal(float(mean), float(std), x.shape)))
+    return _refill(x, np.exp(_generator(0).normal(float(mean), float(std), x.shape)), versions=2)
 
 
 @tensor_method

@@ -16,6 +16,8 @@ from ..tensor import Tensor, tensor_method
 from ..ops.meta import normalize_axis
 from .arg_checks import static_check_dtype
 from .creation import dtype_code
+from .param_alias import param_alias
+from ._helpers import is_var
 
 __all__ = ["sum", "mean", "max", "min", "amax", "amin", "prod", "all", "any", "var", "std", "median",
            "count_nonzero"]
@@ -50,6 +52,10 @@ def reduce_axes(x, axis, op):
 
 
 def _reduce(op_type, x, axis, keepdim, name, **attrs):
+    if not is_var(x):
+        from .arg_checks import ArgumentTypeError
+        raise ArgumentTypeError(f"{name}: x must be a Tensor, got {type(x).__name__}; convert it with "
+                                "paddle.to_tensor first")
     dim, reduce_all = reduce_axes(x, axis, name)
     return run_op(op_type, x, dim=dim, keep_dim=bool(keepdim), reduce_all=reduce_all, **attrs)
 
@@ -64,6 +70,7 @@ def sum(x, axis=None, dtype=None, keepdim=False, name=None):
 
 
 @tensor_method
+@param_alias(x="input", axis="dim")
 def mean(x, axis=None, keepdim=False, name=None):
     return _reduce("reduce_mean", x, axis, keepdim, "mean")
 
@@ -90,6 +97,7 @@ def amin(x, axis=None, keepdim=False, name=None):
 
 
 @tensor_method
+@param_alias(x="input", axis="dim")
 def prod(x, axis=None, keepdim=False, dtype=None, name=None):
     attrs = {}
     if dtype is not None:
@@ -157,6 +165,7 @@ def std(x, axis=None, unbiased=True, keepdim=False, name=None):
 
 
 @tensor_method
+@param_alias(x="input", axis="dim")
 def median(x, axis=None, keepdim=False, mode="avg", name=None):
     """Median over ``axis``. ``mode='avg'`` averages the two middle values of an even count;
     ``mode='min'`` takes the lower one and, when ``axis`` is given, also returns its indices."""

@@ -11,6 +11,7 @@ from ..tensor import tensor_method
 from ._helpers import is_var
 from .inplace_extra import _make
 from .linalg import norm as _norm
+from .param_alias import param_alias
 
 __all__ = ["trace", "mv", "addmm", "baddbmm", "nansum", "nanmean", "nanmedian", "kthvalue", "msort", "trapezoid",
            "cumulative_trapezoid", "logspace", "cdist", "pdist", "addmm_", "baddbmm_"]
@@ -31,6 +32,7 @@ def _np_dtype(x):
 
 
 @tensor_method
+@param_alias(x="input")
 def trace(x, offset=0, axis1=0, axis2=1, name=None):
     """The sum of the diagonal (offset ``offset``) of the 2-D planes spanned by axis1 and axis2."""
     _tensor(x, "trace")

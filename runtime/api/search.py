@@ -10,6 +10,7 @@ from ..dispatch import run_op
 from ..tensor import Tensor, tensor_method
 from ..ops.meta import normalize_axis
 from ._helpers import is_var
+from .param_alias import param_alias
 
 __all__ = ["argmax", "argmin", "topk", "argsort", "sort", "nonzero"]
 
@@ -46,6 +47,7 @@ def argmin(x, axis=None, keepdim=False, dtype="int64", name=None):
 
 
 @tensor_method
+@param_alias(x="input", axis="dim")
 def topk(x, k, axis=None, largest=True, sorted=True, name=None):
     """The ``k`` largest (or smallest) values along ``axis`` (default: last) and their int64 indices."""
     ax = -1 if axis is None else _int_axis(axis, x, "topk")
@@ -78,6 +80,7 @@ def sort(x, axis=-1, descending=False, stable=False, name=None):
 
 
 @tensor_method
+@param_alias(x="input")
 def nonzero(x, as_tuple=False):
     """Coordinates of the nonzero elements: an int64 ``[N, x.ndim]`` tensor, or one 1-D
     tensor per dimension when ``as_tuple``."""

@@ -14,6 +14,7 @@ from ._helpers import is_var
 from .arg_checks import static_check_dtype
 from .creation import assign, full, to_tensor
 from .manipulation import _inplace, _rebind, cast, check_inplace
+from .param_alias import param_alias
 
 __all__ = ["unique", "unique_consecutive", "mode", "bincount", "histogram", "searchsorted", "bucketize",
            "kron", "lerp", "logcumsumexp", "cummax", "cummin", "renorm", "diag_embed", "index_add",
@@ -62,6 +63,7 @@ def unique(x, return_index=False, return_inverse=False, return_counts=False, axi
 
 
 @tensor_method
+@param_alias(x="input", axis="dim")
 def unique_consecutive(x, return_inverse=False, return_counts=False, axis=None, dtype="int64", name=None):
     """Collapse runs of equal consecutive values (or slices along ``axis``) into one."""
     d = _index_dtype(dtype, "unique_consecutive")
@@ -95,6 +97,7 @@ def histogram(input, bins=100, min=0.0, max=0.0, weight=None, density=False, nam
                   density=bool(density))
 
 
+@param_alias(values="input")
 def searchsorted(sorted_sequence, values, out_int32=False, right=False, name=None):
     """Insertion positions of ``values`` into the innermost dim of ``sorted_sequence``."""
     values = _as_tensor(values, "searchsorted", "values")
@@ -113,6 +116,7 @@ def searchsorted(sorted_sequence, values, out_int32=False, right=False, name=Non
 
 
 @tensor_method
+@param_alias(x="input", sorted_sequence="boundaries")
 def bucketize(x, sorted_sequence, out_int32=False, right=False, name=None):
     """The bucket of each element of ``x`` among the boundaries of 1-D ``sorted_sequence``."""
     if len(sorted_sequence.shape) != 1:

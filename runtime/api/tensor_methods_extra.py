@@ -11,7 +11,7 @@ import numpy as np
 
 from ..autograd import freeze_inputs
 from ..dispatch import run_op
-from ..tensor import Tensor, tensor_method
+from ..tensor import Tensor, TensorMethods, tensor_method
 from ._helpers import is_var
 from .creation import empty, full
 from .manipulation import (_rebind, broadcast_shape, broadcast_tensors, cast, check_inplace, concat,
@@ -192,8 +192,63 @@ def get_strides(self):
 
 @tensor_method
 def get_device(self):
-    """-1: every tensor lives on the CPU."""
+    """-1: every tensor lives on the CPU. A static variable (inside to_static or static mode) has no
+    device: None with a warning, as Paddle's program values."""
+    if _is_static_variable(self):
+        import warnings
+        warnings.warn("Tensor do not have 'get_device' interface for pir graph mode, try not to use it. "
+                      "None will be returned.", stacklevel=2)
+        return None
     return -1
+
+
+def _is_static_variable(x):
+    from ..static.program import Variable
+    return isinstance(x, Variable)
+
+
+# Tensor defines cpu/cuda/contiguous/is_contiguous itself; these serve static variables (to_static code and
+# static mode), where Paddle's program values have them too.
+@tensor_method
+def cpu(self):
+    """The tensor itself: every tensor lives on the CPU (Paddle copies a program value to the CPU place)."""
+    return self
+
+
+@tensor_method
+def cuda(self, device_id=None, blocking=True):
+    """There is no CUDA device: RuntimeError, in static code as in eager."""
+    raise RuntimeError("dy2st runs on the CPU only; there is no CUDA device")
+
+
+def _static_place(self):
+    """Where a static variable's value will live when its Program runs: the CPU, the only device."""
+    from ..device import CPUPlace
+    return CPUPlace()
+
+
+# Tensor has its own ``place``; this one serves static variables (``y.to(device=x.place)`` in to_static code)
+TensorMethods.place = property(_static_place)
+
+
+@tensor_method
+def contiguous(self):
+    """The tensor itself (storage is always contiguous here); a static variable warns, as in Paddle."""
+    if _is_static_variable(self):
+        import warnings
+        warnings.warn("Tensor do not have 'contiguous' interface for static graph mode, try not to use it. "
+                      "self will be returned.", stacklevel=2)
+    return self
+
+
+@tensor_method
+def is_contiguous(self):
+    """True (storage is always contiguous here); a static variable warns, as in Paddle."""
+    if _is_static_variable(self):
+        import warnings
+        warnings.warn("Tensor do not have 'is_contiguous' interface for static graph mode, try not to use it. "
+                      "True will be returned.", stacklevel=2)
+    return True
 
 
 @tensor_method

@@ -79,12 +79,25 @@ class CPUPlace(Place):
             raise ValueError(f"set_place: dy2st has the CPU only, got {place!r}")
 
 
+class _WrongPlaceError(ValueError, RuntimeError):
+    """Paddle's CPU build raises ValueError ("(InvalidArgument) use wrong place") for a GPU place; this
+    is also a RuntimeError, which dy2st raised before, so older ``except RuntimeError`` still catch it."""
+
+
 class CUDAPlace:
+    """Paddle's CPU build has no CUDA: constructing one raises ValueError, as Paddle does."""
+
     def __init__(self, *args, **kwargs):
-        raise RuntimeError("dy2st runs on the CPU only: use paddle.CPUPlace()")
+        raise _WrongPlaceError("(InvalidArgument) use wrong place: cannot use GPU because dy2st runs on the CPU "
+                               f"only; change CUDAPlace{args!r} to CPUPlace()".replace(",)", ")"))
 
 
-CUDAPinnedPlace = CUDAPlace
+class CUDAPinnedPlace:
+    """Paddle's CPU build has no pinned memory: constructing one raises RuntimeError, as Paddle does."""
+
+    def __init__(self, *args, **kwargs):
+        raise RuntimeError("(PermissionDenied) Cannot use CUDAPinnedPlace in CPU only version: dy2st runs on the "
+                           "CPU only; use paddle.CPUPlace()")
 
 
 def XPUPlace(dev_id):

@@ -17,6 +17,7 @@ from ..framework import state
 from ..tensor import Parameter
 from .initializer import Initializer, Constant, XavierUniform
 from .initializer.initializer import global_weight_initializer, global_bias_initializer
+from .initializer import lazy_init
 
 __all__ = ["ParamAttr", "create_parameter"]
 
@@ -156,8 +157,12 @@ def _make_parameter(shape, dtype, attr, is_bias=False, default_initializer=None,
     p.optimize_attr = {"learning_rate": attr.learning_rate}
     p.regularizer = attr.regularizer
     p.need_clip = attr.need_clip
+    p.do_model_average = attr.do_model_average
     p.initializer = init
-    init(p)
+    if lazy_init.lazy_enabled():
+        lazy_init.defer(p, init)      # paddle.LazyGuard: param.initialize() runs it
+    else:
+        init(p)
     return p
 
 

@@ -586,8 +586,16 @@ def _array_clear_slot_run(op, env, run_block):
     env[op.outputs["Out"][0]] = _array_clear_slot(env.get(op.inputs["X"][0], []), env[op.inputs["I"][0]])
 
 
+def _array_clear_slot_meta(x, i, **_):
+    # an array given as element metas (one-op call) or the array variable's own meta (Programs)
+    if isinstance(x, list):
+        e = _element_meta(x)
+        return Meta((-1,) + tuple(e.shape), e.dtype)
+    return x
+
+
 register("tensor_array_clear_slot", ["X", "I"], ["Out"], kernel=_array_clear_slot,
-         infer_meta=lambda x, i, **_: x, interpret=_array_clear_slot_run, differentiable=(), internal=True)
+         infer_meta=_array_clear_slot_meta, interpret=_array_clear_slot_run, differentiable=(), internal=True)
 
 
 def _tensor_array_to_tensor_grad(X, OutGrad, axis=0, use_stack=False, **_):

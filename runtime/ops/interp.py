@@ -119,6 +119,51 @@ def _plan(x_shape, out_size, size_tensor, scale_tensor, data_layout, out_d, out_
     return axes, taps
 
 
+# Paddle 3.3.1's CPU kernels by dtype (others raise its "kernel not registered" RuntimeError)
+KERNEL_DTYPES = {
+    "nearest_interp": ("int64", "float64", "float16", "float32", "int32", "uint8", "bfloat16"),
+    "bilinear_interp": ("float64", "float16", "float32", "uint8", "bfloat16"),
+    "linear_interp": ("float64", "float16", "float32", "uint8", "bfloat16"),
+    "trilinear_interp": ("float64", "float16", "float32", "uint8", "bfloat16"),
+    "bicubic_interp": ("float64", "float16", "float32", "bfloat16"),
+}
+
+
+def check_kernel_dtype(kernel, dtype):
+    """Raise Paddle's RuntimeError when ``kernel`` has no CPU kernel for ``dtype``."""
+    name = str(np.dtype(dtype))
+    if name not in KERNEL_DTYPES[kernel]:
+        raise RuntimeError(f"(NotFound) The kernel with key (CPU, Undefined(AnyLayout), {name}) of kernel "
+                           f"`{kernel}` is not registered. Selected wrong DataType `{name}`. Paddle support "
+                           f"following DataTypes: {', '.join(KERNEL_DTYPES[kernel])}. Cast the input to float32 "
+                           "first (e.g. x.astype('float32')).")
+
+
+def corner_sum(x, axes, taps, corner_order):
+    """Paddle's integer-input linear resampling: each output is the sum, in ``corner_order`` (tuples of
+    0 = low / 1 = high tap per axis), of ``value * w_axis0 * w_axis1 ...`` in float32, truncated.
+    Measured exact for channel-first layouts only: Paddle's channel-last kernels round differently (an
+    output can differ by one), so those are refused rather than approximated."""
+    if axes[0] != 2:
+        raise NotImplementedError("interpolate: linear resampling of integer (uint8) input in a channel-last "
+                                  "layout (NHWC/NDHWC) is not supported by dy2st (its rounding does not match "
+                                  "Paddle's exactly); use data_format='NCHW'/'NCDHW' or cast to float32 first")
+    acc = None
+    for corner in corner_order:
+        v = x
+        for axis, c, (lo, hi, _w0, _w1) in zip(axes, corner, taps):
+            v = v.take(hi if c else lo, axis=axis)
+        t = v.astype(np.float32)
+        for axis, c, (_lo, _hi, w0, w1) in zip(axes, corner, taps):
+            t = t * _along(w1 if c else w0, axis, t.ndim, np.float32)
+        acc = t if acc is None else acc + t
+    return np.trunc(acc).astype(x.dtype)
+
+
+# bilinear's CPU kernel adds (y0,x0), (y1,x0), (y0,x1), (y1,x1) -- measured on uint8 input
+_BILINEAR_CORNERS = ((0, 0), (1, 0), (0, 1), (1, 1))
+
+
 def _along(w, axis, ndim, dtype):
     return w.astype(dtype, copy=False).reshape((-1,) + (1,) * (ndim - 1 - axis))
 
@@ -128,8 +173,12 @@ def _interp_forward(linear):
                out_w=0, scale=(), interp_method="bilinear", align_corners=True, align_mode=1, **_):
         if linear and x.ndim != 4:
             raise ValueError(f"bilinear_interp_v2: X must be 4-D, got shape {list(x.shape)}")
+        check_kernel_dtype("bilinear_interp" if linear else "nearest_interp", x.dtype)
         axes, taps = _plan(x.shape, out_size, size_tensor, scale_tensor, data_layout, out_d, out_h, out_w,
                            scale, align_corners, align_mode, linear)
+        if linear and x.dtype.kind in "iu":
+            # integer input: float32 weights, then truncation (casting the weights would zero them)
+            return corner_sum(x, axes, taps, _BILINEAR_CORNERS)
         y = x
         for axis, (lo, hi, w0, w1) in zip(axes, taps):
             if linear:

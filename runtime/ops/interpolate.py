@@ -74,6 +74,30 @@ def _linear_matrix(n_in, n_out, ratio, align_corners, align_mode, dtype, float_s
     return A
 
 
+def _linear_ratio(n_in, n_out, align_corners, scale):
+    """linear/trilinear keep the ``in/out`` (or ``1/scale``) step for a single output (bilinear uses 0),
+    so with half-pixel centres one output samples the middle of the input (measured on Paddle 3.3.1)."""
+    if n_out == 1 and not align_corners:
+        return np.float32(1.0 / float(scale)) if scale > 0 else np.float32(n_in) / np.float32(n_out)
+    return _interp._ratio(n_in, n_out, align_corners, scale)
+
+
+def _int_forward(op, x, out_size, size_tensor, scale_tensor, data_layout, out_d, out_h, out_w, scale,
+                 align_corners, align_mode):
+    """Integer (uint8) input as Paddle's CPU kernels compute it: the 1-D linear kernel keeps its
+    weights in the input dtype, so it reads the low tap; trilinear sums the 8 corners (depth, height,
+    width order) in float32 and truncates."""
+    axes = _interp._spatial_axes(x.ndim, data_layout)
+    in_sizes = [x.shape[a] for a in axes]
+    outs, scales = _interp._resolve(in_sizes, out_size, size_tensor, scale_tensor, out_d, out_h, out_w, scale)
+    taps = [_interp._taps(n, o, _linear_ratio(n, o, align_corners, s), True, align_corners, align_mode, True)
+            for n, o, s in zip(in_sizes, outs, scales)]
+    if len(axes) == 1:
+        return np.ascontiguousarray(x.take(taps[0][0], axis=axes[0]))
+    corners = [(d, h, w) for d in (0, 1) for h in (0, 1) for w in (0, 1)]
+    return _interp.corner_sum(x, axes, taps, corners)
+
+
 def _matrices(x_shape, dtype, cubic, for_grad, exact_half_pixel, out_size, size_tensor, scale_tensor,
               data_layout, out_d, out_h, out_w, scale, align_corners, align_mode):
     axes = _interp._spatial_axes(len(x_shape), data_layout)
@@ -81,7 +105,9 @@ def _matrices(x_shape, dtype, cubic, for_grad, exact_half_pixel, out_size, size_
     outs, scales = _interp._resolve(in_sizes, out_size, size_tensor, scale_tensor, out_d, out_h, out_w, scale)
     mats = []
     for n, o, s in zip(in_sizes, outs, scales):
-        ratio = _interp._ratio(n, o, align_corners, s)
+        # (Paddle's 1-D linear grad kernel keeps bilinear's 0 step for one output, unlike its forward)
+        one_step = cubic or (for_grad and len(axes) == 1)
+        ratio = _interp._ratio(n, o, align_corners, s) if one_step else _linear_ratio(n, o, align_corners, s)
         mats.append(_cubic_matrix(n, o, ratio, align_corners, dtype, for_grad) if cubic
                     else _linear_matrix(n, o, ratio, align_corners, align_mode, dtype, s <= 0 or len(axes) == 3,
                                         exact_half_pixel))
@@ -102,8 +128,10 @@ def _forward(op, rank, cubic):
     def kernel(x, out_size=None, size_tensor=None, scale_tensor=None, data_layout="NCHW", out_d=0, out_h=0,
                out_w=0, scale=(), interp_method="bilinear", align_corners=True, align_mode=1, **_):
         _check_rank(op, x.ndim, rank)
-        if x.dtype.kind != "f":
-            raise TypeError(f"{op}: X must be a floating-point tensor, got {x.dtype}")
+        _interp.check_kernel_dtype(op[:-3], x.dtype)
+        if x.dtype.kind in "iu":
+            return _int_forward(op, x, out_size, size_tensor, scale_tensor, data_layout, out_d, out_h, out_w,
+                                scale, align_corners, align_mode)
         axes, mats = _matrices(x.shape, x.dtype, cubic, False, rank == 3, out_size, size_tensor, scale_tensor,
                                data_layout, out_d, out_h, out_w, scale, align_corners, align_mode)
         y = x

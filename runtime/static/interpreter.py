@@ -53,6 +53,11 @@ def run_op(op, env):
     opdef = lookup(op.type)
     try:
         if opdef.interpret is not None:
+            for n in op.input_arg_names:
+                # as op_arguments does for kernels: a control-flow op (a branch reading an array made
+                # from an empty list) sees the empty array, and its saved Scope keeps it for the grad
+                if n not in env:
+                    _empty_array(op, n, env)
             opdef.interpret(op, env, run_block)
             return
         out = opdef.kernel(*op_arguments(op, opdef, env), **op.attrs)
@@ -79,7 +84,9 @@ def describe_site(op):
 
 
 def annotate(e, op):
-    """Add the op, its variables and the user's line that built it to an exception."""
+    """Add the op, its variables and the user's line that built it to an exception. A failed staged
+    unbound-read check (an assert whose message starts with "UnboundLocalError at") is raised from here
+    as UnboundLocalError, so callers' ``annotate(e, op); raise`` re-raise eager Python's type."""
     if getattr(e, "_dy2st_annotated", False):
         return
     if op.note and op.type == "assert" and type(e) is ValueError and len(e.args) == 1:
@@ -94,8 +101,21 @@ def annotate(e, op):
         e.add_note(note)
     try:
         e._dy2st_annotated = True
+        # the user's line that built the op: the report of a run error points there
+        # (dy2st/jit/dy2static/error.py attach_error_data with in_runtime=True)
+        e._dy2st_op_callstack = list(op.callstack)
     except Exception:
         pass
+    if (op.type == "assert" and type(e) is ValueError and e.args
+            and str(e.args[0]).startswith("UnboundLocalError at")):
+        # the staged check of a read of a name bound on some paths only (dy2st/convert_ops.py
+        # read_maybe_unbound): fail with eager Python's type, same message and notes
+        err = UnboundLocalError(*e.args)
+        for n in getattr(e, "__notes__", ()):
+            err.add_note(n)
+        err._dy2st_annotated = True
+        err._dy2st_op_callstack = list(op.callstack)
+        raise err.with_traceback(e.__traceback__) from None
 
 
 class InterpretedProgram:

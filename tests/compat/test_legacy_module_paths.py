@@ -106,3 +106,26 @@ def test_prim_switches_accept_off_and_refuse_on():
     core.set_prim_eager_enabled(False)
     with pytest.raises(NotImplementedError, match="set_prim_eager_enabled.*not implemented"):
         core.set_prim_eager_enabled(True)
+
+
+def test_base_backward_calc_gradient():
+    paddle.enable_static()
+    try:
+        _calc_gradient_case()
+    finally:
+        paddle.disable_static()
+
+
+def _calc_gradient_case():
+    main = paddle.static.Program()
+    with paddle.static.program_guard(main, paddle.static.Program()):
+        x = paddle.static.data("x", [3], "float32")
+        x.stop_gradient = False
+        y = (x * x).sum()
+        g = paddle.base.backward.calc_gradient(y, x)                 # one input: the gradient itself
+        both = paddle.base.backward.calc_gradient(y, [x, x * 2])    # several: a list
+    assert isinstance(both, list) and len(both) == 2
+    out, = paddle.static.Executor(paddle.CPUPlace()).run(main, feed={"x": np.array([1, 2, 3], "float32")},
+                                                         fetch_list=[g])
+    np.testing.assert_allclose(out, [2.0, 4.0, 6.0])
+    assert paddle.base.core._is_eager_prim_enabled() is False

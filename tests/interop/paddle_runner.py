@@ -166,10 +166,11 @@ def assert_outputs_match(got, want, what, rtol=1e-5, atol=1e-6):
         np.testing.assert_allclose(g, w, rtol=rtol, atol=atol, err_msg=f"{what}: output {k}")
 
 
-def differential(code, paddle_main, workdir, label):
+def differential(code, paddle_main, workdir, label, default_flags=False):
     """Run ``code`` + ``paddle_main`` under real Paddle (it saves ``paddle_out.npz`` and ``dtypes.json``)
-    and ``code``'s ``compute(dy2st)`` here: (ours, theirs, Paddle's dtype names)."""
-    proc = run_paddle(code + paddle_main, workdir)
+    and ``code``'s ``compute(dy2st)`` here: (ours, theirs, Paddle's dtype names). ``default_flags=True``
+    runs Paddle with its own defaults (PIR static mode, as Paddle's own API tests run)."""
+    proc = run_paddle(code + paddle_main, workdir, default_flags=default_flags)
     assert proc.returncode == 0, proc.stderr[-3000:]
     theirs = dict(np.load(workdir / "paddle_out.npz", allow_pickle=False))
     dtypes = json.loads((workdir / "dtypes.json").read_text())

@@ -15,7 +15,11 @@ from tests.interop.paddle_runner import differential, run_paddle
 
 @pytest.fixture(autouse=True)
 def restore_flags():
+    # every test starts from dy2st's starting values (an earlier test may have set some) and leaves them as found
     saved = dict(flags_mod._FLAGS)
+    flags_mod._FLAGS.update({name: flags_mod._DY2ST_DEFAULTS.get(name, default)
+                             for name, default in flags_mod.PADDLE_FLAG_DEFAULTS.items()})
+    flags_mod._apply("FLAGS_check_nan_inf", False)
     yield
     flags_mod._FLAGS.clear()
     flags_mod._FLAGS.update(saved)

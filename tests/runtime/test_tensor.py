@@ -42,8 +42,10 @@ def test_bool_int_float_conversions():
     with pytest.raises(ValueError, match="ambiguous"):
         bool(Tensor([1.0, 2.0]))
     assert [10, 20, 30][Tensor(1)] == 20
-    with pytest.raises(TypeError):
-        [1][Tensor(0.0)]
+    assert [1][Tensor(0.0)] == 1            # Paddle 3.3.1 converts any 0-D tensor (float too)
+    assert [1, 2][Tensor([1])] == 2         # a one-element 1-D tensor: Paddle refuses, dy2st accepts (range(n))
+    with pytest.raises(AssertionError):
+        [1][Tensor([0, 1])]
 
 
 def test_ragged_and_string_data_rejected():

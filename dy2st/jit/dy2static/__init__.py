@@ -4,12 +4,13 @@ The short names Paddle's converted code uses (``_jst.IfElse``, ``_jst.Len``, ``_
 ``_jst.UndefinedVar`` ...) are the functions of `.convert_operators`, which take Paddle's
 arguments and run on our implementation. Submodules: ``program_translator`` (ProgramTranslator),
 ``utils``, ``convert_operators``, ``convert_call_func``, ``logging_utils``, ``ast_utils``,
-``transformers``.
+``transformers``, ``error`` (the "In transformed code:" report), ``origin_info`` (AST node origins).
 """
 from __future__ import annotations
 
 from . import (ast_utils, convert_call_func, convert_operators, logging_utils, program_translator,  # noqa: F401
                transformers, utils)
+from . import error, origin_info  # noqa: F401,E402
 from .convert_call_func import convert_call as Call  # noqa: F401
 from .convert_operators import (  # noqa: F401
     convert_assert as Assert,

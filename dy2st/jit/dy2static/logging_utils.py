@@ -115,7 +115,8 @@ class TranslatorLogger:
     @need_to_echo_log_to_stdout.setter
     def need_to_echo_log_to_stdout(self, value):
         if not isinstance(value, (bool, type(None))):
-            raise TypeError(f"also_to_stdout must be a bool, got {type(value).__name__}")
+            # AssertionError, as Paddle's (an assert there)
+            raise AssertionError(f"also_to_stdout must be a bool or None, got {type(value).__name__}")
         self._need_to_echo_log_to_stdout = value
 
     @property
@@ -125,7 +126,8 @@ class TranslatorLogger:
     @need_to_echo_code_to_stdout.setter
     def need_to_echo_code_to_stdout(self, value):
         if not isinstance(value, (bool, type(None))):
-            raise TypeError(f"also_to_stdout must be a bool, got {type(value).__name__}")
+            # AssertionError, as Paddle's (an assert there)
+            raise AssertionError(f"also_to_stdout must be a bool or None, got {type(value).__name__}")
         self._need_to_echo_code_to_stdout = value
 
     def has_code_level(self, level):

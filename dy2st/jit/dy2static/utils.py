@@ -22,7 +22,9 @@ from .ast_utils import ast_to_source_code  # noqa: F401
 
 __all__ = ["UndefinedVar", "saw", "ast_to_source_code", "ast_to_func", "func_to_source_code",
            "Dygraph2StaticException", "Backend", "CUDAGraphState", "is_paddle_func", "as_not_paddle_func", "type_name",
-           "cinn_is_available", "cinn_is_enabled", "backend_guard"]
+           "cinn_is_available", "cinn_is_enabled", "backend_guard", "GetterSetterHelper", "ORIGIN_INFO"]
+
+ORIGIN_INFO = "Original information of source code for ast node."   # the attribute origin_info attaches
 
 
 def saw(x):
@@ -48,7 +50,13 @@ def ast_to_func(ast_root, dyfunc, delete_on_exit=True):
     """Compile ``ast_root`` (a gast or ast module holding the definition of ``dyfunc``) into a function
     that sees ``dyfunc``'s globals and closure values; returns ``(function, source file name)``. The
     source is registered with linecache (no file is written)."""
-    if not isinstance(ast_root, (gast.AST, ast.AST)):
+    bad_root = not isinstance(ast_root, (gast.AST, ast.AST))
+    if not (inspect.isfunction(dyfunc) or inspect.ismethod(dyfunc)):
+        # checked first, with Python's message (Paddle reads the function's closure before anything else)
+        also = (f"; also, the type of ast_root should be gast.AST or ast.AST, but received {type(ast_root)}"
+                if bad_root else "")
+        raise TypeError(f"{dyfunc!r} is not a Python function{also}")
+    if bad_root:
         raise TypeError(f"Type of ast_root should be gast.AST or ast.AST, but received {type(ast_root)}.")
     source = ast_to_source_code(ast_root)
     name = getattr(dyfunc, "__name__", "function")
@@ -129,3 +137,52 @@ def backend_guard(backend):
     """Run the block for ``backend``: the executor's (PHI, None) needs nothing; CINN raises."""
     Backend.from_arg(backend)
     yield
+
+
+class GetterSetterHelper:
+    """Reads and writes a group of variables through one getter/setter pair by name.
+
+    ``getter()`` returns the current values of the sorted union of ``name_lists`` (loop variables plus
+    push/pop names in Paddle's converted while/cond code); ``setter(values)`` stores a full new list.
+    ``get(names)`` picks values by name, ``set(names, values)`` replaces some of them and writes back.
+    """
+
+    def __init__(self, getter_func, setter_func, *name_lists):
+        union = []
+        for names in name_lists:
+            for name in names or ():
+                if name not in union:
+                    union.append(name)
+        self._union = sorted(union)
+        self.getter = getter_func
+        self.setter = setter_func
+        self.name2id = {name: i for i, name in enumerate(self._union)}
+
+    def union(self):
+        return self._union
+
+    def _check(self, names):
+        for name in names:
+            if name not in self.name2id:
+                raise AssertionError(f"GetterSetterHelper: the name `{name}` is not in the name union set "
+                                     f"{list(self.name2id)}; pass it in one of the name lists at construction")
+
+    def get(self, names):
+        names = names or []
+        values = self.getter()
+        if values is None:
+            return ()
+        self._check(names)
+        return tuple(values[self.name2id[n]] for n in names)
+
+    def set(self, names, values):
+        names = names or []
+        values = values or []
+        current = self.getter()
+        if current is None:
+            return
+        self._check(names)
+        current = list(current)
+        for name, value in zip(names, values):
+            current[self.name2id[name]] = value
+        self.setter(current)

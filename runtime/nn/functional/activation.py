@@ -8,6 +8,7 @@ from ...framework import state
 from ...tensor import Tensor
 from ...api.arg_checks import check_variable_and_dtype
 from .common import _cast
+from ...api.param_alias import param_alias
 
 __all__ = ["relu", "relu_", "relu6", "leaky_relu", "elu", "gelu", "sigmoid", "tanh", "silu", "swish",
            "hardswish", "hardsigmoid", "softplus", "softsign", "softmax", "log_softmax", "tanhshrink",
@@ -24,14 +25,15 @@ def relu_(x, name=None):
     """In-place relu: ``x`` takes the result and is returned (eager mode)."""
     if state.static or not isinstance(x, Tensor):
         return relu(x)
-    if not x.stop_gradient and x._node is None:
-        raise RuntimeError("relu_: a leaf tensor that requires a gradient (stop_gradient=False) cannot be "
-                           "modified in place; use F.relu(x) instead")
+    if not x.stop_gradient and x._node is None:     # a ValueError, as Paddle's
+        raise ValueError(f"(InvalidArgument) Leaf Var ({x.name}) that doesn't stop gradient can't use inplace "
+                         "strategy: relu_ cannot modify a leaf tensor that requires a gradient; use F.relu(x)")
     out = run_op("relu", x)
     # x becomes the op's output: same data, same place in the graph (grad nodes that read x keep its old value)
     from ...autograd import freeze_inputs
     freeze_inputs(x)
     x._data = out._data
+    x._version = x.inplace_version + 1
     x._node = out._node
     x._out_idx = out._out_idx
     x.stop_gradient = out.stop_gradient
@@ -67,6 +69,7 @@ def tanh(x, name=None, *, out=None):
     return _maybe_out(run_op("tanh", x), out)
 
 
+@param_alias(x="input")
 def silu(x, inplace=False, name=None):
     return run_op("silu", x)
 
@@ -132,6 +135,7 @@ def hardtanh(x, min=-1.0, max=1.0, name=None):
     return run_op("brelu", x, t_min=float(min), t_max=float(max))
 
 
+@param_alias(x="input")
 def log_sigmoid(x, name=None):
     """log(sigmoid(x)) = -softplus(-x), computed stably."""
     return run_op("logsigmoid", x)
@@ -157,6 +161,7 @@ def celu(x, alpha=1.0, name=None):
     return run_op("celu", x, alpha=float(alpha))
 
 
+@param_alias(x="input", threshold="lambd")
 def softshrink(x, threshold=0.5, name=None):
     """x - clip(x, -t, t): shrinks values toward zero by t, zero inside [-t, t]."""
     if threshold < 0:
@@ -164,6 +169,7 @@ def softshrink(x, threshold=0.5, name=None):
     return run_op("softshrink", x, **{"lambda": float(threshold)})
 
 
+@param_alias(x="input", threshold="lambd")
 def hardshrink(x, threshold=0.5, name=None):
     """x where |x| > t, else 0."""
     return run_op("hard_shrink", x, threshold=float(threshold))
@@ -195,6 +201,7 @@ def prelu(x, weight, data_format="NCHW", name=None):
     return run_op("prelu", x, weight, data_format=data_format, mode=mode)
 
 
+@param_alias(x="input", axis="dim")
 def glu(x, axis=-1, name=None):
     """a * sigmoid(b) where a, b are the two halves of ``x`` along ``axis``."""
     a, b = run_op("split", x, None, None, num=2, axis=int(axis))

@@ -7,6 +7,7 @@ import numbers
 from ...dispatch import run_op
 from ...dtype import convert_dtype
 from ...api._helpers import scalar_like
+from ...api.param_alias import param_alias
 
 __all__ = ["linear", "dropout", "dropout2d", "dropout3d", "alpha_dropout", "label_smooth", "normalize",
            "cosine_similarity", "sequence_mask", "scaled_dot_product_attention"]
@@ -98,6 +99,7 @@ def _check_p(p, what):
         raise ValueError(f"{what}: p must be between 0 and 1, got {p}")
 
 
+@param_alias(x="input")
 def dropout(x, p=0.5, axis=None, training=True, inplace=False, mode="upscale_in_train", name=None):
     """Randomly zero elements with probability ``p``.
 
@@ -205,6 +207,7 @@ def _alias_arg(fn, name, value, default, alias, alias_value):
     return alias_value
 
 
+@param_alias(axis="dim")
 def cosine_similarity(x1, x2, axis=1, eps=1e-8):
     """sum(x1 * x2) / sqrt(max(sum(x1^2) * sum(x2^2), eps^2)) along ``axis``."""
     w12 = _reduce_sum(run_op("elementwise_mul", x1, x2), [axis])

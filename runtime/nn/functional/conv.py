@@ -73,7 +73,9 @@ def update_padding(padding, nd, channel_last, fn):
 
 
 def _known(d):
-    return d is not None and d >= 0
+    # a dim is known when it is a non-negative int: -1/None are unknown, and so is a dim that is itself a
+    # program value (x.shape in a function to_static converted, where unknown dims become shape ops)
+    return isinstance(d, (int, np.integer)) and not isinstance(d, bool) and d >= 0
 
 
 def _add_bias(out, bias, channel_last):
@@ -108,7 +110,7 @@ def conv2d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1, data
         raise ValueError(f"conv2d: x has {C} channels but weight shape {list(weight.shape)} with groups={groups} "
                          f"expects {weight.shape[1] * groups}")
     pads, algo = update_padding(padding, 2, channel_last, "conv2d")
-    op = "depthwise_conv2d" if (C == groups and C != 1 and _known(M) and M % C == 0) else "conv2d"
+    op = "depthwise_conv2d" if (_known(C) and C == groups and C != 1 and _known(M) and M % C == 0) else "conv2d"
     out = run_op(op, x, weight, strides=_ints(stride, 2, "stride", "conv2d"), paddings=pads,
                  padding_algorithm=algo, dilations=_ints(dilation, 2, "dilation", "conv2d"), groups=int(groups),
                  data_format=data_format)

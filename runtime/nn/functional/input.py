@@ -5,10 +5,12 @@ import numbers
 
 from ...dispatch import run_op
 from ...tensor import Tensor
+from ...api.param_alias import param_alias
 
 __all__ = ["embedding", "one_hot"]
 
 
+@param_alias(x="input")
 def embedding(x, weight, padding_idx=None, max_norm=None, norm_type=2.0, sparse=False,
               scale_grad_by_freq=False, name=None):
     """Rows of ``weight`` ([num_embeddings, dim]) picked by the integer ids ``x``.
@@ -32,6 +34,7 @@ def embedding(x, weight, padding_idx=None, max_norm=None, norm_type=2.0, sparse=
     return run_op("lookup_table_v2", x, weight, padding_idx=pad)
 
 
+@param_alias(x="input")
 def one_hot(x, num_classes=-1, name=None):
     """One-hot float32 vectors of length ``num_classes`` for the integer labels ``x``
     (output shape ``x.shape + [num_classes]``); -1 takes ``max(x) + 1`` classes."""

@@ -5,6 +5,7 @@ from ...dispatch import run_op
 from ...framework import state
 from ...tensor import Tensor
 from .common import _reshape
+from ...api.param_alias import param_alias
 
 __all__ = ["batch_norm", "layer_norm", "instance_norm", "group_norm", "local_response_norm"]
 
@@ -64,10 +65,14 @@ def _write_back(dst, src):
         dst._data = src._data.astype(dst._data.dtype, copy=False)
 
 
+@param_alias(x="input", epsilon="eps")
 def layer_norm(x, normalized_shape, weight=None, bias=None, epsilon=1e-05, name=None):
     """Normalise over the trailing dims given by ``normalized_shape`` (an int or a list)."""
     if isinstance(normalized_shape, int):
         normalized_shape = [normalized_shape]
+    if not isinstance(normalized_shape, (list, tuple)):
+        raise ValueError(f"layer_norm: normalized_shape must be an int, a list or a tuple, got "
+                         f"{type(normalized_shape).__name__} {normalized_shape!r}")
     normalized_shape = [int(d) for d in normalized_shape]
     shape = list(x.shape)
     begin = len(shape) - len(normalized_shape)

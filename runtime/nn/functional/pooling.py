@@ -11,6 +11,7 @@ from ...dispatch import run_op
 from ...ops.conv import same_pads
 from ...tensor import Tensor
 from .conv import _ints, update_padding
+from ...api.param_alias import param_alias
 
 __all__ = ["max_pool1d", "max_pool2d", "avg_pool1d", "avg_pool2d", "adaptive_avg_pool1d",
            "adaptive_avg_pool2d", "adaptive_max_pool1d", "adaptive_max_pool2d"]
@@ -110,6 +111,7 @@ def _adaptive_size(output_size, in_sizes, fn):
     return sizes
 
 
+@param_alias(x="input")
 def adaptive_avg_pool2d(x, output_size, data_format="NCHW", name=None):
     """Average over Paddle's adaptive bins [floor(i*H/out), ceil((i+1)*H/out))."""
     fn = "adaptive_avg_pool2d"
@@ -122,6 +124,7 @@ def adaptive_avg_pool2d(x, output_size, data_format="NCHW", name=None):
                   padding_algorithm="EXPLICIT")
 
 
+@param_alias(x="input", return_mask="return_indices")
 def adaptive_max_pool2d(x, output_size, return_mask=False, name=None):
     """Max over the adaptive bins; with ``return_mask`` also the flat index of each maximum."""
     fn = "adaptive_max_pool2d"
@@ -183,6 +186,7 @@ def avg_pool1d(x, kernel_size, stride=None, padding=0, exclusive=True, ceil_mode
     return _from_2d(out)
 
 
+@param_alias(x="input")
 def adaptive_avg_pool1d(x, output_size, name=None):
     """1-D adaptive average pooling over [N, C, L]."""
     fn = "adaptive_avg_pool1d"
@@ -194,6 +198,7 @@ def adaptive_avg_pool1d(x, output_size, name=None):
     return _from_2d(out)
 
 
+@param_alias(x="input", return_mask="return_indices")
 def adaptive_max_pool1d(x, output_size, return_mask=False, name=None):
     """1-D adaptive max pooling over [N, C, L]."""
     fn = "adaptive_max_pool1d"

@@ -255,6 +255,7 @@ def pad(x, pad, mode="constant", value=0.0, data_format=None, pad_from_left_axis
     elif ndim == 4:
         pad = pad + [0, 0]
         axes = [1] if channel_last else [2]
+    _check_pad3d_dtype(x, fn)
     if axes:
         x = run_op("unsqueeze2", x, None, None, axes=axes)
     out = run_op("pad3d", x, None, paddings=pad, mode=mode, value=float(value),
@@ -262,6 +263,18 @@ def pad(x, pad, mode="constant", value=0.0, data_format=None, pad_from_left_axis
     if axes:
         out = run_op("squeeze2", out, axes=axes)
     return out
+
+
+_PAD3D_DTYPES = ("float32", "float64", "int32", "int64", "complex64", "complex128")
+
+
+def _check_pad3d_dtype(x, fn):
+    """Paddle's CPU pad3d kernel (F.pad's spatial modes, ZeroPad2D ...) takes only these dtypes."""
+    name = getattr(x.dtype, "name", str(x.dtype))
+    if name not in _PAD3D_DTYPES:
+        from ...ops.special import KernelDtypeError
+        raise KernelDtypeError(f"{fn}: x must be one of {', '.join(_PAD3D_DTYPES)} for this padding, got {name}; "
+                               "cast it first (e.g. x.astype('float32'))")
 
 
 def _pad_spatial_format(ndim, data_format, mode, fn="pad"):

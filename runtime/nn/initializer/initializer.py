@@ -31,6 +31,10 @@ class Initializer:
     def __call__(self, param, block=None):
         shape = [int(d) for d in param.shape]
         dtype = convert_dtype(param.dtype)
+        if state.static and getattr(self, "_seed", None) == 0:
+            # Paddle: an unseeded initializer in a static Program takes (keeps) the startup Program's random_seed
+            from ...static.program import default_startup_program
+            self._seed = int(getattr(default_startup_program(), "random_seed", 0) or 0)
         with no_grad():
             value = self._build(shape, dtype, param)
         if state.static:

@@ -5,6 +5,7 @@ from ...dtype import get_default_dtype
 from .. import functional as F
 from ..initializer import Constant
 from .layers import Layer
+from ...api.param_alias import forward_alias, param_alias
 
 __all__ = ["ReLU", "ReLU6", "LeakyReLU", "PReLU", "ELU", "CELU", "SELU", "GELU", "Sigmoid", "LogSigmoid",
            "Hardsigmoid", "Tanh", "Hardtanh", "Tanhshrink", "Hardshrink", "Softshrink", "Softsign", "Softplus",
@@ -173,10 +174,12 @@ class Tanhshrink(_Activation):
 
 
 class Hardshrink(_Activation):
+    @param_alias(threshold="lambd")
     def __init__(self, threshold=0.5, name=None):
         super().__init__(name)
         self._threshold = threshold
 
+    @forward_alias(x="input")
     def forward(self, x):
         return F.hardshrink(x, self._threshold, self._name)
 
@@ -185,6 +188,7 @@ class Hardshrink(_Activation):
 
 
 class Softshrink(Hardshrink):
+    @forward_alias(x="input")
     def forward(self, x):
         return F.softshrink(x, self._threshold, self._name)
 
@@ -285,10 +289,12 @@ class ThresholdedReLU(_Activation):
 
 
 class GLU(_Activation):
+    @param_alias(axis="dim")
     def __init__(self, axis=-1, name=None):
         super().__init__(name)
         self._axis = axis
 
+    @forward_alias(x="input")
     def forward(self, x):
         return F.glu(x, self._axis, self._name)
 

@@ -8,6 +8,7 @@ from ...dtype import get_default_dtype
 from ...framework import no_grad
 from .. import functional as F
 from .layers import Layer
+from ...api.param_alias import forward_alias, param_alias
 
 __all__ = ["Linear", "Embedding", "Dropout", "Dropout2D", "Dropout3D", "AlphaDropout", "Flatten", "Unflatten",
            "Identity", "Upsample", "UpsamplingNearest2D", "UpsamplingBilinear2D", "Pad1D", "Pad2D", "Pad3D",
@@ -86,6 +87,7 @@ class Embedding(Layer):
             return None
         return self._padding_idx + self._num_embeddings if self._padding_idx < 0 else self._padding_idx
 
+    @forward_alias(x="input")
     def forward(self, x):
         return F.embedding(x, weight=self.weight, padding_idx=self._norm_padding_idx(), max_norm=self._max_norm,
                            norm_type=self._norm_type, sparse=self._sparse,
@@ -262,6 +264,7 @@ class UpsamplingNearest2D(Layer):
         self.data_format = data_format
         self.name = name
 
+    @forward_alias(x="input")
     def forward(self, x):
         return F.interpolate(x, size=self.size, scale_factor=self.scale_factor, mode="nearest",
                              align_corners=False, align_mode=0, data_format=self.data_format, name=self.name)
@@ -273,6 +276,7 @@ class UpsamplingNearest2D(Layer):
 
 
 class UpsamplingBilinear2D(UpsamplingNearest2D):
+    @forward_alias(x="input")
     def forward(self, x):
         return F.interpolate(x, size=self.size, scale_factor=self.scale_factor, mode="bilinear",
                              align_corners=True, align_mode=0, data_format=self.data_format, name=self.name)
@@ -334,6 +338,7 @@ class ZeroPad2D(_PadNd):
 
 
 class CosineSimilarity(Layer):
+    @param_alias(axis="dim")
     def __init__(self, axis=1, eps=1e-8):
         super().__init__()
         self._axis = axis

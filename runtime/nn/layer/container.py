@@ -6,6 +6,7 @@ from collections.abc import Mapping
 
 from ...tensor import Parameter
 from .layers import Layer
+from ...api.param_alias import param_alias
 
 __all__ = ["Sequential", "LayerList", "LayerDict", "ParameterList"]
 
@@ -81,6 +82,8 @@ class Sequential(Layer):
         return self
 
     def insert(self, index, layer):
+        if not isinstance(layer, Layer):     # Paddle raises AssertionError here
+            raise AssertionError(f"Sequential.insert: the layer must be a paddle.nn.Layer, got {type(layer).__name__}")
         n = len(self._sub_layers)
         if not -n <= index <= n:
             raise IndexError(f"index {index} is out of range, should be an integer in range [{-n}, {n}]")
@@ -107,6 +110,7 @@ class Sequential(Layer):
 class LayerList(Layer):
     """A list of sublayers (registered as "0", "1" ...), indexable and iterable."""
 
+    @param_alias(sublayers="modules")
     def __init__(self, sublayers=None):
         super().__init__()
         if sublayers is not None:
@@ -151,11 +155,13 @@ class LayerList(Layer):
     def __dir__(self):
         return [k for k in super().__dir__() if not k.isdigit()]
 
+    @param_alias(sublayer="module")
     def append(self, sublayer):
         """Add ``sublayer`` at the end; returns this list."""
         self.add_sublayer(str(len(self)), sublayer)
         return self
 
+    @param_alias(sublayer="module")
     def insert(self, index, sublayer):
         """Insert ``sublayer`` before position ``index`` (negative counts from the end)."""
         n = len(self)
@@ -167,6 +173,7 @@ class LayerList(Layer):
         layers.insert(index, sublayer)
         self._reindex(layers)
 
+    @param_alias(sublayers="modules")
     def extend(self, sublayers):
         """Append every layer of ``sublayers``; returns this list."""
         offset = len(self)
@@ -184,6 +191,7 @@ class LayerList(Layer):
 class LayerDict(Layer):
     """An ordered dict of sublayers (``ld["name"]``, keys/values/items, update, pop)."""
 
+    @param_alias(sublayers="modules")
     def __init__(self, sublayers=None):
         super().__init__()
         if sublayers is not None:
@@ -224,8 +232,12 @@ class LayerDict(Layer):
     def values(self):
         return self._sub_layers.values()
 
+    @param_alias(sublayers="modules")
     def update(self, sublayers):
         """Add layers from a mapping or an iterable of ``(name, layer)`` pairs."""
+        if not isinstance(sublayers, collections.abc.Iterable):     # Paddle asserts this
+            raise AssertionError("LayerDict.update: sublayers must be a mapping or an iterable of (name, layer) "
+                                 f"pairs, got {type(sublayers).__name__}")
         if isinstance(sublayers, (collections.OrderedDict, LayerDict, Mapping)):
             for key, layer in sublayers.items():
                 self.add_sublayer(key, layer)

@@ -14,6 +14,7 @@ from ...dtype import get_default_dtype
 from .. import functional as F
 from ..initializer import Normal
 from .layers import Layer
+from ...api.param_alias import forward_alias
 
 __all__ = ["Conv1D", "Conv2D", "Conv3D", "Conv1DTranspose", "Conv2DTranspose", "Conv3DTranspose"]
 
@@ -129,6 +130,7 @@ class Conv1D(_ConvNd):
         super().__init__(in_channels, out_channels, kernel_size, stride, padding, 0, dilation, groups,
                          padding_mode, weight_attr, bias_attr, data_format, bias, dtype)
 
+    @forward_alias(x="input")
     def forward(self, x):
         return F.conv1d(self._pad_input(x), self.weight, bias=self.bias, stride=self._stride,
                         padding=self._conv_padding, dilation=self._dilation, groups=self._groups,
@@ -145,6 +147,7 @@ class Conv2D(_ConvNd):
         super().__init__(in_channels, out_channels, kernel_size, stride, padding, 0, dilation, groups,
                          padding_mode, weight_attr, bias_attr, data_format, bias, dtype)
 
+    @forward_alias(x="input")
     def forward(self, x):
         return F.conv2d(self._pad_input(x), self.weight, bias=self.bias, stride=self._stride,
                         padding=self._conv_padding, dilation=self._dilation, groups=self._groups,
@@ -160,6 +163,7 @@ class Conv3D(_ConvNd):
         super().__init__(in_channels, out_channels, kernel_size, stride, padding, 0, dilation, groups,
                          padding_mode, weight_attr, bias_attr, data_format, bias, dtype)
 
+    @forward_alias(x="input")
     def forward(self, x):
         return F.conv3d(self._pad_input(x), self.weight, bias=self.bias, stride=self._stride,
                         padding=self._conv_padding, dilation=self._dilation, groups=self._groups,

@@ -20,6 +20,7 @@ from ...dtype import float16 as _float16, float32 as _float32, float64 as _float
 from ... import unique_name
 from ...tensor import Tensor, Parameter, TensorMethods
 from ..param_attr import _make_parameter
+from ...api.param_alias import param_alias, rename_kwargs
 
 
 def _is_parameter(value):
@@ -126,17 +127,22 @@ class Layer:
         pass
 
     def __call__(self, *inputs, **kwargs):
+        if kwargs:
+            kwargs = rename_kwargs(self, kwargs)   # Paddle 3's keyword aliases of forward (x -> input ...)
         if not self._built:
             self._build_once(*inputs, **kwargs)
             self._built = True
         if not self._forward_pre_hooks and not self._forward_post_hooks:
-            return self.forward(*inputs, **kwargs)
+            # (without ``**{}``: merging an empty dict costs a converted model's call ~5 % of its overhead)
+            return self.forward(*inputs, **kwargs) if kwargs else self.forward(*inputs)
         return self._call_with_hooks(inputs, kwargs)
 
     def _call_with_forward(self, forward, inputs, kwargs):
         """``__call__`` (build, hooks) running ``forward`` in place of ``self.forward``: how to_static runs
         a sublayer's converted forward without assigning it on the instance, which other threads may be
         calling or tracing at the same time."""
+        if kwargs:
+            kwargs = rename_kwargs(self, kwargs)
         if not self._built:
             self._build_once(*inputs, **kwargs)
             self._built = True
@@ -145,21 +151,22 @@ class Layer:
         return self._call_with_hooks(inputs, kwargs, forward)
 
     def _call_with_hooks(self, inputs, kwargs, forward=None):
-        for hook_id, hook in list(self._forward_pre_hooks.items()):
-            if self._forward_pre_hooks_with_kwargs_flag.get(hook_id):
-                result = hook(self, inputs, kwargs)
-                if result is not None:
-                    if not (isinstance(result, tuple) and len(result) == 2):
-                        raise RuntimeError("a forward pre-hook registered with with_kwargs=True must return "
-                                           f"None or a tuple (new_args, new_kwargs), got {type(result).__name__}")
-                    inputs, kwargs = result
-                    inputs = inputs if isinstance(inputs, tuple) else (inputs,)
-            else:
-                result = hook(self, inputs)
-                if result is not None:
-                    inputs = result if isinstance(result, tuple) else (result,)
         called = set()
-        try:
+        outputs = None
+        try:    # as Paddle: an always_call post-hook also runs when a pre-hook raises
+            for hook_id, hook in list(self._forward_pre_hooks.items()):
+                if self._forward_pre_hooks_with_kwargs_flag.get(hook_id):
+                    result = hook(self, inputs, kwargs)
+                    if result is not None:
+                        if not (isinstance(result, tuple) and len(result) == 2):
+                            raise RuntimeError("a forward pre-hook registered with with_kwargs=True must return None "
+                                               f"or a tuple (new_args, new_kwargs), got {type(result).__name__}")
+                        inputs, kwargs = result
+                        inputs = inputs if isinstance(inputs, tuple) else (inputs,)
+                else:
+                    result = hook(self, inputs)
+                    if result is not None:
+                        inputs = result if isinstance(result, tuple) else (result,)
             outputs = (self.forward if forward is None else forward)(*inputs, **kwargs)
             for hook_id, hook in list(self._forward_post_hooks.items()):
                 called.add(hook_id)
@@ -174,11 +181,13 @@ class Layer:
                 if self._forward_post_hooks_always_called.get(hook_id) and hook_id not in called:
                     try:
                         if self._forward_post_hooks_with_kwargs_flag.get(hook_id):
-                            hook(self, inputs, kwargs, None)
+                            hook(self, inputs, kwargs, outputs)
                         else:
-                            hook(self, inputs, None)
-                    except Exception:
-                        pass
+                            hook(self, inputs, outputs)
+                    except Exception as e:
+                        import warnings
+                        warnings.warn("forward hook with ``always_call=True`` raised an exception that was silenced "
+                                      f"as another error was raised in forward: {e!s}")
             raise
         return outputs
 
@@ -205,6 +214,27 @@ class Layer:
         return handle
 
     register_forward_hook = register_forward_post_hook
+
+    def _set_op_attrs(self, attrs):
+        """Add the attributes ``attrs`` (a dict; later calls overwrite the same names) to every op this
+        layer's forward appends to a static Program, the next time it runs in static mode (inside
+        to_static, or under paddle.enable_static). A pre-hook marks where the layer's ops start, a
+        post-hook sets the attributes on them and then removes both hooks, as Paddle's does."""
+        if not isinstance(attrs, dict):
+            raise TypeError(f"attrs should be type(dict), but received {type(attrs).__name__}")
+        recorder = self.__dict__.get("_op_attr_recorder")
+        if recorder is None:
+            recorder = {"attrs": {}, "start": -1, "valid": False, "hooks": []}
+            object.__setattr__(self, "_op_attr_recorder", recorder)
+        recorder["attrs"].update(attrs)
+        if not recorder["hooks"]:
+            recorder["hooks"] = [self.register_forward_pre_hook(_record_op_start_hook),
+                                 self.register_forward_post_hook(_set_recorded_op_attrs_hook)]
+
+    @property
+    def _customized_attrs(self):
+        recorder = self.__dict__.get("_op_attr_recorder")
+        return recorder["attrs"] if recorder else {}
 
     # -- modes -----------------------------------------------------------------------------
     def train(self, mode=True):
@@ -306,6 +336,7 @@ class Layer:
 
     get_submodule = get_sublayer
 
+    @param_alias(layer="module")
     def set_sublayer(self, target, layer, strict=False):
         """Replace the sublayer at dotted path ``target`` by ``layer``."""
         if not isinstance(layer, Layer):
@@ -356,6 +387,7 @@ class Layer:
     def register_parameter(self, name, param):
         self.add_parameter(name, param)
 
+    @param_alias(include_sublayers="recurse")
     def named_parameters(self, prefix="", include_sublayers=True, remove_duplicate=True):
         """Iterate over ``(dotted_name, parameter)``: this layer's own first, then each sublayer's."""
         return self._named_members("_parameters", prefix, include_sublayers, remove_duplicate)
@@ -377,6 +409,7 @@ class Layer:
                     seen.add(id(value))
                 yield layer_prefix + ("." if layer_prefix else "") + key, value
 
+    @param_alias(include_sublayers="recurse")
     def parameters(self, include_sublayers=True):
         """Every parameter as a list, in registration order (each shared parameter once)."""
         return [p for _, p in self.named_parameters(include_sublayers=include_sublayers)]
@@ -417,6 +450,7 @@ class Layer:
 
     create_variable = create_tensor
 
+    @param_alias(persistable="persistent")
     def register_buffer(self, name, tensor, persistable=True):
         """Register ``tensor`` as buffer ``name``: saved in `state_dict` when ``persistable``,
         converted by `to`, recorded in static programs; not a parameter."""
@@ -441,10 +475,12 @@ class Layer:
         else:
             self._non_persistable_buffer_names_set.add(name)
 
+    @param_alias(include_sublayers="recurse")
     def named_buffers(self, prefix="", include_sublayers=True, remove_duplicate=True):
         """Iterate over ``(dotted_name, buffer)`` (persistable or not)."""
         return self._named_members("_buffers", prefix, include_sublayers, remove_duplicate)
 
+    @param_alias(include_sublayers="recurse")
     def buffers(self, include_sublayers=True):
         return [b for _, b in self.named_buffers(include_sublayers=include_sublayers)]
 
@@ -712,6 +748,38 @@ class Layer:
         return main + ")"
 
 
+def _record_op_start_hook(layer, inputs):
+    """Pre-hook of ``Layer._set_op_attrs``: in static mode, remember where the layer's ops will start."""
+    from ...framework import state
+    if not state.static:
+        return
+    from ...static import default_main_program
+    recorder = layer._op_attr_recorder
+    if recorder["start"] < 0:
+        recorder["start"] = len(default_main_program().current_block().ops)
+        recorder["valid"] = True
+    else:
+        recorder["valid"] = False
+        warnings.warn(f"{type(layer).__name__} has recorded the op information before. Please check whether "
+                      "you call this layer twice.")
+
+
+def _set_recorded_op_attrs_hook(layer, inputs, outputs):
+    """Post-hook of ``Layer._set_op_attrs``: set the attributes on the ops the forward appended, then
+    remove both hooks."""
+    from ...framework import state
+    recorder = layer._op_attr_recorder
+    if not state.static or not recorder["valid"]:
+        return
+    from ...static import default_main_program
+    for op in default_main_program().current_block().ops[recorder["start"]:]:
+        for name, value in recorder["attrs"].items():
+            op._set_attr(name, value)
+    for handle in recorder["hooks"]:
+        handle.remove()
+    recorder["hooks"] = []
+
+
 def _insert_hook(hooks, hook_id, hook, prepend):
     if not prepend:
         hooks[hook_id] = hook
@@ -756,6 +824,13 @@ def _uninitialised(t):
 def _state_value(value, key):
     if isinstance(value, Tensor):
         return value._data
+    from ...static.program import Variable
+    if isinstance(value, Variable):
+        # a value computed inside a to_static forward: it has no data while the Program is built
+        raise ValueError("This error might happens in dy2static, while calling 'set_state_dict' dynamically in "
+                         "'forward', which is not supported. If you only need call 'set_state_dict' once, move it "
+                         f"to '__init__'. (the value of {key!r} is the static variable '{value.name}', computed in "
+                         "the converted function, which has no data until the Program runs)")
     if isinstance(value, np.ndarray):
         return value
     if isinstance(value, np.generic):

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from .. import functional as F
 from .layers import Layer
+from ...api.param_alias import forward_alias
 
 __all__ = ["CrossEntropyLoss", "MSELoss", "L1Loss", "BCEWithLogitsLoss", "BCELoss", "NLLLoss", "SmoothL1Loss",
            "KLDivLoss", "MarginRankingLoss"]
@@ -116,6 +117,7 @@ class SmoothL1Loss(Layer):
         self.is_huber = is_huber
         self.name = name
 
+    @forward_alias(label="target")
     def forward(self, input, label):
         kwargs = {} if self.is_huber else {"is_huber": False}
         return F.smooth_l1_loss(input, label, reduction=self.reduction, delta=self.delta, name=self.name, **kwargs)

@@ -19,6 +19,7 @@ from ..functional.norm import _batch_norm_op
 from ..initializer import Constant
 from ..param_attr import ParamAttr
 from .layers import Layer
+from ...api.param_alias import param_alias
 
 __all__ = ["BatchNorm", "BatchNorm1D", "BatchNorm2D", "BatchNorm3D", "SyncBatchNorm", "LayerNorm", "GroupNorm",
            "InstanceNorm1D", "InstanceNorm2D", "InstanceNorm3D", "LocalResponseNorm"]
@@ -190,6 +191,7 @@ class LayerNorm(Layer):
     """Normalises over the trailing ``normalized_shape`` dimensions; weight and bias have
     ``prod(normalized_shape)`` elements (Paddle's flat layout)."""
 
+    @param_alias(epsilon="eps")
     def __init__(self, normalized_shape, epsilon=1e-05, weight_attr=None, bias_attr=None, name=None, *,
                  elementwise_affine=True, bias=True, device=None, dtype=None):
         super().__init__()
@@ -223,6 +225,7 @@ class LayerNorm(Layer):
 class GroupNorm(Layer):
     """Normalises each of ``num_groups`` channel groups of each sample."""
 
+    @param_alias(epsilon="eps")
     def __init__(self, num_groups, num_channels, epsilon=1e-05, weight_attr=None, bias_attr=None,
                  data_format="NCHW", name=None, *, affine=True, device=None, dtype=None):
         super().__init__()
@@ -278,7 +281,12 @@ class _InstanceNormBase(Layer):
             self.bias = None
         self._name = name
 
+    _input_ranks = ()        # the ranks the subclass accepts (InstanceNorm1D: 2 or 3, 2D: 4, 3D: 5)
+
     def forward(self, input):
+        if self._input_ranks and len(input.shape) not in self._input_ranks:
+            raise ValueError(f"{type(self).__name__}: expected a {' or '.join(f'{r}D' for r in self._input_ranks)} "
+                             f"input, got {len(input.shape)}D input of shape {list(input.shape)}")
         return F.instance_norm(input, weight=self.scale, bias=self.bias, eps=self._epsilon,
                                data_format=self._data_format)
 
@@ -288,6 +296,7 @@ class _InstanceNormBase(Layer):
 
 class InstanceNorm1D(_InstanceNormBase):
     _default_format = "NCL"
+    _input_ranks = (2, 3)
 
     def __init__(self, num_features, epsilon=1e-05, momentum=0.9, weight_attr=None, bias_attr=None,
                  data_format="NCL", name=None):
@@ -296,6 +305,7 @@ class InstanceNorm1D(_InstanceNormBase):
 
 class InstanceNorm2D(_InstanceNormBase):
     """Normalises each channel of each sample over its spatial dimensions (params ``scale``, ``bias``)."""
+    _input_ranks = (4,)
 
     def __init__(self, num_features, epsilon=1e-05, momentum=0.9, weight_attr=None, bias_attr=None,
                  data_format="NCHW", name=None):
@@ -304,6 +314,7 @@ class InstanceNorm2D(_InstanceNormBase):
 
 class InstanceNorm3D(_InstanceNormBase):
     _default_format = "NCDHW"
+    _input_ranks = (5,)
 
     def __init__(self, num_features, epsilon=1e-05, momentum=0.9, weight_attr=None, bias_attr=None,
                  data_format="NCDHW", name=None):

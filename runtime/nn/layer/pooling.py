@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from .. import functional as F
 from .layers import Layer
+from ...api.param_alias import forward_alias
 
 __all__ = ["MaxPool1D", "MaxPool2D", "MaxPool3D", "AvgPool1D", "AvgPool2D", "AvgPool3D",
            "AdaptiveAvgPool1D", "AdaptiveAvgPool2D", "AdaptiveAvgPool3D",
@@ -130,6 +131,7 @@ class AdaptiveAvgPool2D(Layer):
         self._data_format = data_format
         self._name = name
 
+    @forward_alias(x="input")
     def forward(self, x):
         return F.adaptive_avg_pool2d(x, output_size=self._output_size, data_format=self._data_format, name=self._name)
 
@@ -144,6 +146,7 @@ class AdaptiveAvgPool3D(Layer):
         self._data_format = data_format
         self._name = name
 
+    @forward_alias(x="input")
     def forward(self, x):
         return F.adaptive_avg_pool3d(x, output_size=self._output_size, data_format=self._data_format, name=self._name)
 
@@ -170,10 +173,12 @@ class AdaptiveMaxPool1D(_AdaptiveMaxPoolNd):
 class AdaptiveMaxPool2D(_AdaptiveMaxPoolNd):
     """Max pooling to a fixed ``output_size`` (optionally returning the argmax mask)."""
 
+    @forward_alias(x="input")
     def forward(self, x):
         return F.adaptive_max_pool2d(x, output_size=self._output_size, return_mask=self._return_mask, name=self._name)
 
 
 class AdaptiveMaxPool3D(_AdaptiveMaxPoolNd):
+    @forward_alias(x="input")
     def forward(self, x):
         return F.adaptive_max_pool3d(x, output_size=self._output_size, return_mask=self._return_mask, name=self._name)

@@ -21,7 +21,13 @@ def _is_pil_image(img):
 
 
 def _is_tensor_image(img):
-    return isinstance(img, Tensor)
+    """A Tensor, or a static-graph Variable (Paddle's transforms accept both)."""
+    return isinstance(img, Tensor) or is_static_variable(img)
+
+
+def is_static_variable(img):
+    from ...static.program import Variable      # runtime.static imports the transforms' users: import late
+    return isinstance(img, Variable)
 
 
 def _is_numpy_image(img):

@@ -13,14 +13,18 @@ import numpy as np
 
 from ...tensor import Tensor
 from . import _color, _geometry, _pil, _resize
-from ._common import _is_numpy_image, _is_pil_image, _is_tensor_image, check_image, wrap_like
+from ._common import _is_numpy_image, _is_pil_image, _is_tensor_image, check_image, is_static_variable, wrap_like
 
 __all__ = ["to_tensor", "hflip", "vflip", "resize", "pad", "affine", "rotate", "perspective", "to_grayscale",
            "crop", "center_crop", "adjust_brightness", "adjust_contrast", "adjust_hue", "adjust_saturation",
            "normalize", "erase"]
 
 
-def _check_tensor_image(img, who):
+def _check_tensor_image(img, who, static_ok=False):
+    if not static_ok and is_static_variable(img):
+        raise NotImplementedError(f"{who}: dy2st applies this transform to Tensors only, not to static-graph "
+                                  "Variables; apply it in dynamic mode (paddle.disable_static()) or to the data "
+                                  "before feeding it")
     if img.ndim < 3 or img.ndim > 4:
         raise RuntimeError(f"{who}: not support [type={type(img)}, ndim={img.ndim}, data_format=CHW] paddle image "
                            "(a Tensor image must be CHW or NCHW)")
@@ -61,9 +65,11 @@ def resize(img, size, interpolation="bilinear"):
     if _is_pil_image(img):
         return _pil.resize(img, size, interpolation)
     if _is_tensor_image(img):
-        _check_tensor_image(img, "resize")
-        arr = img.numpy()
-        hw = _resize.target_size(arr.shape[-2], arr.shape[-1], size)
+        _check_tensor_image(img, "resize", static_ok=True)
+        h, w = img.shape[-2], img.shape[-1]
+        if isinstance(size, int) and (w <= 0 or h <= 0):     # a static Variable of unknown height/width
+            raise NotImplementedError(f"Not support while w<=0 or h<=0, but received w={w}, h={h}")
+        hw = _resize.target_size(h, w, size)
         if hw is None:
             return img
         mode = str(interpolation).lower()
@@ -71,9 +77,15 @@ def resize(img, size, interpolation="bilinear"):
         if mode not in ("nearest", "bilinear", "bicubic", "adaptive_area"):
             raise ValueError(f"resize: interpolation {interpolation!r} is not supported for Tensor images; expected "
                              "'nearest', 'bilinear', 'bicubic' or 'area'")
-        moved = np.moveaxis(arr, (-2, -1), (0, 1))
-        out = np.moveaxis(_resize.resize_hw(moved, hw[0], hw[1], mode), (0, 1), (-2, -1))
-        return wrap_like(out, img)
+        # Paddle's: F.interpolate on the image as a batch of one (differentiable, works in static graphs;
+        # integer images are truncated as Paddle's kernels do)
+        from ...nn import functional as nnF
+        batch = img.unsqueeze(0) if img.ndim == 3 else img
+        if not batch.dtype.is_floating_point:      # Paddle's integer kernels work in float32, then truncate
+            batch = batch.astype("float32")
+        out = nnF.interpolate(batch, size=list(hw), mode="area" if mode == "adaptive_area" else mode)
+        out = out if out.dtype == img.dtype else out.astype(img.dtype)
+        return out.squeeze(0) if img.ndim == 3 else out
     if interpolation not in _resize.CV2_MODES:
         raise ValueError(f"resize: interpolation {interpolation!r} is not supported for numpy images; expected one "
                          f"of {list(_resize.CV2_MODES)}")
@@ -114,7 +126,7 @@ def crop(img, top, left, height, width):
     if _is_pil_image(img):
         return _pil.crop(img, top, left, height, width)
     if _is_tensor_image(img):
-        _check_tensor_image(img, "crop")
+        _check_tensor_image(img, "crop", static_ok=True)
         return img[:, top:top + height, left:left + width] if img.ndim == 3 else \
             img[:, :, top:top + height, left:left + width]
     if img.ndim == 2:
@@ -145,8 +157,8 @@ def hflip(img):
     if _is_pil_image(img):
         return _pil.hflip(img)
     if _is_tensor_image(img):
-        _check_tensor_image(img, "hflip")
-        return wrap_like(img.numpy()[..., ::-1], img)
+        _check_tensor_image(img, "hflip", static_ok=True)
+        return img.flip(axis=[-1])          # Paddle's: the flip op (differentiable, works in static graphs)
     return np.ascontiguousarray(img[:, ::-1])
 
 
@@ -156,8 +168,8 @@ def vflip(img):
     if _is_pil_image(img):
         return _pil.vflip(img)
     if _is_tensor_image(img):
-        _check_tensor_image(img, "vflip")
-        return wrap_like(img.numpy()[..., ::-1, :], img)
+        _check_tensor_image(img, "vflip", static_ok=True)
+        return img.flip(axis=[-2])
     return np.ascontiguousarray(img[::-1])
 
 
@@ -309,6 +321,9 @@ def affine(img, angle, translate, scale, shear, interpolation="nearest", fill=0,
 
 
 def _tensor_warp(img, make_grid, interpolation, fill, squeeze_batch=True):
+    _check_tensor_image(img, "affine/rotate/perspective", static_ok=True)
+    if is_static_variable(img):
+        return _tensor_warp_ops(img, make_grid, interpolation, fill)
     arr = img.numpy()
     batch = arr if arr.ndim == 4 else arr[None]
     h, w = batch.shape[-2:]
@@ -319,6 +334,67 @@ def _tensor_warp(img, make_grid, interpolation, fill, squeeze_batch=True):
         fill = np.asarray(fill).reshape(-1)[:batch.shape[1]]
     out = np.stack([_geometry.grid_transform(x, grid, interpolation, fill) for x in batch])
     return wrap_like(out if arr.ndim == 4 else out[0], img)
+
+
+def _rotate_static_angle(img, angle, interpolation, center, fill):
+    """Rotate a static Variable image by ``angle``, a [1] Variable drawn in the Program (Paddle's static
+    RandomRotation): the matrix and grid are built from ops, as Paddle's functional_tensor.rotate does."""
+    from ...api.manipulation import concat
+    from ...api.creation import to_tensor
+    h, w = img.shape[-2], img.shape[-1]
+    if img.ndim != 3 or h <= 0 or w <= 0:
+        raise NotImplementedError(f"rotate: a static Variable image must be CHW with a known height and width, "
+                                  f"got shape {list(img.shape)}")
+    rc = [0.0, 0.0] if center is None else [p - s * 0.5 for p, s in zip(center, [w, h])]
+    a = (-angle % 360) / 180 * math.pi
+    c, sn = a.cos(), a.sin()
+    m2 = c * (-rc[0]) + sn * (-rc[1]) + rc[0]
+    m5 = (-sn) * (-rc[0]) + c * (-rc[1]) + rc[1]
+    theta = concat([c, sn, m2, -sn, c, m5]).reshape([1, 2, 3]).astype(img.dtype)
+    xg = np.linspace(-w * 0.5 + 0.5, w * 0.5 + 0.5 - 1, w, dtype=np.float32)
+    yg = np.linspace(-h * 0.5 + 0.5, h * 0.5 + 0.5 - 1, h, dtype=np.float32)
+    base = np.ones((1, h, w, 3), np.float32)
+    base[..., 0] = xg[None, :]
+    base[..., 1] = yg[:, None]
+    scaled = theta.transpose([0, 2, 1]) / to_tensor(np.array([0.5 * w, 0.5 * h], np.float32).astype(img.dtype.np))
+    grid = to_tensor(base.reshape(1, h * w, 3).astype(img.dtype.np)).bmm(scaled).reshape([1, h, w, 2])
+    return _tensor_warp_ops(img, None, interpolation, fill, grid=grid)
+
+
+def _tensor_warp_ops(img, make_grid, interpolation, fill, grid=None):
+    """`_tensor_warp` built from ops (Paddle's functional_tensor._grid_transform), for static-graph
+    Variables: the grid (from the static height/width) is a constant, the image goes through grid_sample
+    with a channel of ones whose sampled value tells where ``fill`` shows."""
+    from ...nn import functional as nnF
+    from ...api.creation import ones, to_tensor
+    from ...api.manipulation import concat
+    h, w = img.shape[-2], img.shape[-1]
+    if h <= 0 or w <= 0:
+        raise NotImplementedError(f"affine/rotate/perspective: a static Variable image needs a known height and "
+                                  f"width, got shape {list(img.shape)}")
+    batch = img if img.ndim == 4 else img.unsqueeze(0)
+    if grid is None:
+        grid = np.asarray(make_grid(h, w), np.float32)[None]
+        if batch.shape[0] > 1:
+            grid = np.repeat(grid, batch.shape[0], axis=0)
+        grid = to_tensor(grid.astype(img.dtype.np))
+    if isinstance(fill, int):
+        fill = (fill,) * 3
+    if fill is not None:
+        batch = concat([batch, ones([batch.shape[0], 1, h, w], dtype=img.dtype)], axis=1)
+    out = nnF.grid_sample(batch, grid, mode=interpolation, padding_mode="zeros", align_corners=False)
+    if fill is not None:
+        mask = out[:, -1:, :, :]
+        out = out[:, :-1, :, :]
+        mask = mask.expand_as(out)
+        fills = np.asarray(fill, np.float64).reshape(-1)[:out.shape[1]]
+        fill_img = to_tensor(fills.astype(img.dtype.np)).reshape([1, len(fills), 1, 1]).expand_as(out)
+        if interpolation == "nearest":
+            mask = (mask < 0.5).astype(img.dtype)
+            out = out * (1.0 - mask) + mask * fill_img
+        else:
+            out = out * mask + (1.0 - mask) * fill_img
+    return out if img.ndim == 4 else out.squeeze(0)
 
 
 def rotate(img, angle, interpolation="nearest", expand=False, center=None, fill=0):
@@ -354,6 +430,7 @@ def rotate(img, angle, interpolation="nearest", expand=False, center=None, fill=
 
 
 def _rotate_tensor(img, angle, interpolation, expand, center, fill):
+    _check_tensor_image(img, "rotate", static_ok=True)
     if img.ndim != 3:
         raise RuntimeError(f"rotate: a Tensor image must be CHW, got shape {list(img.shape)}")
     a = math.radians(-angle % 360)
@@ -444,13 +521,15 @@ def normalize(img, mean, std, data_format="CHW", to_rgb=False):
 def erase(img, i, j, h, w, v, inplace=False):
     """Set the ``h`` x ``w`` box at (``i``, ``j``) to ``v`` (a value or an array broadcastable to the box)."""
     if _is_tensor_image(img):
-        _check_tensor_image(img, "erase")
-        arr = img.numpy().copy()
-        arr[..., i:i + h, j:j + w] = v.numpy() if isinstance(v, Tensor) else v
-        if inplace:
-            img.set_value(arr)
-            return img
-        return wrap_like(arr, img)
+        # Paddle: clone (unless inplace), then set the box by indexing, so gradients flow to the kept pixels
+        _check_tensor_image(img, "erase", static_ok=True)
+        if not inplace:
+            img = img.clone()
+        if is_static_variable(img):
+            from ...static import setitem
+            return setitem(img, (Ellipsis, slice(i, i + h), slice(j, j + w)), v)
+        img[..., i:i + h, j:j + w] = v
+        return img
     if _is_pil_image(img):
         return _pil.erase(img, i, j, h, w, v, inplace)
     if not inplace:

@@ -15,12 +15,29 @@ from collections.abc import Sequence
 import numpy as np
 
 from . import functional as F
-from ._common import _is_numpy_image, _is_pil_image, _is_tensor_image
+from ._common import _is_numpy_image, _is_pil_image, _is_tensor_image, is_static_variable
 
 __all__ = ["BaseTransform", "Compose", "Resize", "RandomResizedCrop", "CenterCrop", "RandomHorizontalFlip",
            "RandomVerticalFlip", "Transpose", "Normalize", "BrightnessTransform", "SaturationTransform",
            "ContrastTransform", "HueTransform", "ColorJitter", "RandomCrop", "Pad", "RandomAffine",
            "RandomRotation", "RandomPerspective", "Grayscale", "ToTensor", "RandomErasing"]
+
+
+def _no_static_draw(img, who):
+    """Paddle draws ``who``'s random parameters inside a static graph (new ones on every run); dy2st
+    does not, and refuses a static Variable rather than fix one build-time draw into the Program."""
+    if is_static_variable(img):
+        raise NotImplementedError(f"{who}: random parameters drawn inside a static-graph Program are not "
+                                  "implemented in dy2st; apply this transform in dynamic mode "
+                                  "(paddle.disable_static()) or to the data before feeding it")
+
+
+def _static_maybe(img, prob, fn):
+    """``fn(img)`` with probability ``prob``, drawn on every run of the Program (Paddle's static
+    RandomHorizontalFlip / RandomVerticalFlip: cond(rand([1]) < prob, ...))."""
+    from ...api.random import rand
+    from ...static.control_flow import cond
+    return cond(rand(shape=(1,)) < prob, lambda: fn(img), lambda: img)
 
 
 def _get_image_size(img):
@@ -185,6 +202,7 @@ class RandomResizedCrop(BaseTransform):
         return (height - h) // 2, (width - w) // 2, h, w
 
     def _apply_image(self, img):
+        _no_static_draw(img, "RandomResizedCrop")
         i, j, h, w = self._dynamic_get_param(img)
         return F.resize(F.crop(img, i, j, h, w), self.size, self.interpolation)
 
@@ -210,6 +228,8 @@ class RandomHorizontalFlip(BaseTransform):
         self.prob = prob
 
     def _apply_image(self, img):
+        if is_static_variable(img):
+            return _static_maybe(img, self.prob, F.hflip)
         return F.hflip(img) if random.random() < self.prob else img
 
 
@@ -223,6 +243,8 @@ class RandomVerticalFlip(BaseTransform):
         self.prob = prob
 
     def _apply_image(self, img):
+        if is_static_variable(img):
+            return _static_maybe(img, self.prob, F.vflip)
         return F.vflip(img) if random.random() < self.prob else img
 
 
@@ -364,6 +386,11 @@ class RandomCrop(BaseTransform):
         if h < th or w < tw:
             raise ValueError(f"RandomCrop: the image ({h}x{w}) is smaller than the crop size {th}x{tw}; pass "
                              "pad_if_needed=True or padding")
+        if is_static_variable(img):
+            # Paddle's static draw: paddle.randint in the Program (its high is exclusive, so the last offset
+            # is never drawn -- as in Paddle), a new box on every run
+            from ...api.random import randint
+            return randint(low=0, high=h - th), randint(low=0, high=w - tw), th, tw
         return random.randint(0, h - th), random.randint(0, w - tw), th, tw
 
     def _apply_image(self, img):
@@ -473,6 +500,7 @@ class RandomAffine(BaseTransform):
         return angle, translations, scale, (shear_x, shear_y)
 
     def _apply_image(self, img):
+        _no_static_draw(img, "RandomAffine")
         w, h = _get_image_size(img)
         ret = self._get_param([w, h], self.degrees, self.translate, self.scale, self.shear)
         return F.affine(img, *ret, interpolation=self.interpolation, fill=self.fill, center=self.center)
@@ -500,6 +528,13 @@ class RandomRotation(BaseTransform):
         return random.uniform(degrees[0], degrees[1])
 
     def _apply_image(self, img):
+        if is_static_variable(img) and self.degrees[0] != self.degrees[1]:
+            if self.expand:     # the output size would depend on the angle drawn at run time
+                _no_static_draw(img, "RandomRotation(expand=True)")
+            # Paddle's static draw: paddle.uniform in the Program, a new angle on every run
+            from ...api.random import uniform
+            angle = uniform([1], dtype="float32", min=self.degrees[0], max=self.degrees[1])
+            return F._rotate_static_angle(img, angle, self.interpolation, self.center, self.fill)
         angle = self._get_param(self.degrees)
         return F.rotate(img, angle, self.interpolation, self.expand, self.center, self.fill)
 
@@ -535,6 +570,7 @@ class RandomPerspective(BaseTransform):
         return start, [topleft, topright, botright, botleft]
 
     def _apply_image(self, img):
+        _no_static_draw(img, "RandomPerspective")
         width, height = _get_image_size(img)
         if random.random() < self.prob:
             start, end = self.get_params(width, height, self.distortion_scale)
@@ -613,6 +649,7 @@ class RandomErasing(BaseTransform):
         return 0, 0, h, w, img
 
     def _apply_image(self, img):
+        _no_static_draw(img, "RandomErasing")
         if random.random() < self.prob:
             if isinstance(self.value, numbers.Number):
                 value = [self.value]

@@ -240,8 +240,11 @@ def test_errors():
         paddle.Model(lambda x: x)
     paddle.enable_static()
     try:
-        with pytest.raises(NotImplementedError, match="dynamic-graph mode only"):
+        with pytest.raises(TypeError, match="'inputs' must be list or tuple or dict"):   # Paddle's check first
             paddle.Model(build())
+        static_model = paddle.Model(build(), inputs=[InputSpec([None, 5], "float32", "x")])   # the static adapter
+        with pytest.raises(NotImplementedError, match="mixed precision"):
+            static_model.prepare(amp_configs="O1")
     finally:
         paddle.disable_static()
 

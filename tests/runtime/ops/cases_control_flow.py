@@ -33,6 +33,9 @@ CASES = [
            lambda X, I, **_: X * 3),
     OpCase("write_to_array_grad", {"X": X, "I": np.array([4], np.int64), "Out@GRAD": [X]},
            lambda X, I, **_: np.zeros_like(X), name="absent"),
+    # the gradient array from before a write: element I dropped (None: zero); past the end: unchanged
+    OpCase("tensor_array_clear_slot", {"X": [X, X * 2], "I": np.array([5], np.int64)},
+           lambda X, I, **_: [X[0], X[1]], name="past_end"),
     OpCase("tensor_array_to_tensor_grad", {"X": [X, X], "Out@GRAD": np.arange(12.0).reshape(4, 3)},
            lambda X, **_: [np.arange(6.0).reshape(2, 3), np.arange(6.0, 12.0).reshape(2, 3)]),
     OpCase("tensor_array_to_tensor_grad", {"X": [X, X], "Out@GRAD": np.arange(12.0).reshape(2, 2, 3)},

@@ -33,6 +33,14 @@ class IrMode(Flag):
         return self.name.lower()
 
 
+class BackendMode(Flag):
+    PHI = auto()
+    CINN = auto()
+
+    def lower_case_name(self):
+        return self.name.lower()
+
+
 def _ast_guard():
     try:
         from paddle.jit.api import sot_mode_guard

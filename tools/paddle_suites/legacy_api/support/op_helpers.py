@@ -60,3 +60,9 @@ def convert_uint16_to_float(x):
     # op_test.convert_uint16_to_float: bfloat16 bits -> float32 (only reached by GPU bf16 tests)
     import numpy as np
     return (np.asarray(x, dtype=np.uint32) << 16).view(np.float32)
+
+
+def convert_float_to_uint16(x):
+    # op_test.convert_float_to_uint16: float32 -> bfloat16 bits, truncated (the upper 16 bits, as op_test)
+    import numpy as np
+    return (np.ascontiguousarray(x, dtype=np.float32).view(np.uint32) >> 16).astype(np.uint16)
