@@ -418,7 +418,7 @@ def convert_attr_setitem(obj, attr, index, value, aug=None):
 
 
 def convert_container_setitem(container, key, index, value, aug=None):
-    """``container[key][index] = value``."""
+    """``container[key][index] = value``; returns ``container`` (a local one is rebound to it)."""
     old = container[key]
     new = convert_setitem(old, index, value, aug)
     if new is not old:
@@ -427,6 +427,7 @@ def convert_container_setitem(container, key, index, value, aug=None):
                             f"(x[{key!r}][...] = v); index it once instead: x[{key!r}, ...] = v")
         mutation_log.record(container)
         container[key] = new
+    return container
 
 
 def load_attr(obj, path):

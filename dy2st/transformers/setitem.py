@@ -19,8 +19,10 @@ After::
 
 A free variable of the function (``seen[k] = v`` on a closure's dict) is not rebound (that would
 make it local): ``_jst.convert_free_setitem(seen, 'seen', k, v)`` assigns the item and refuses a
-static Variable, whose item assignment would need a new binding. Targets whose container is another subscript (``d['k'][0] = v``) go through
-``convert_container_setitem``. Tuple targets and chained ``a[0] = b[0] = v`` stay as they are.
+static Variable, whose item assignment would need a new binding. Targets whose container is another subscript
+(``d['k'][0] = v``) go through ``convert_container_setitem``, which returns ``d``: a local ``d`` is rebound to it
+(``d = _jst.convert_container_setitem(d, 'k', 0, v)``), so the nested change is branch / loop state like
+``d['k'] = v``. Tuple targets and chained ``a[0] = b[0] = v`` stay as they are.
 """
 from __future__ import annotations
 
@@ -60,8 +62,16 @@ class _SetItems(FunctionBodyTransformer):
             new = expr(call(jst("convert_attr_setitem"),
                             [_load_copy(base.value), const(base.attr), index, value] + extra))
         elif isinstance(base, gast.Subscript):
-            new = expr(call(jst("convert_container_setitem"),
-                            [_load_copy(base.value), base.slice, index, value] + extra))
+            args = [_load_copy(base.value), base.slice, index, value] + extra
+            root = base.value
+            if isinstance(root, gast.Name) and root.id in self.ctx.locals and root.id not in self.ctx.nonlocals \
+                    and root.id not in self.ctx.globals:
+                # d['k'][0] = v on a local d: rebind d (the same object eagerly), so that d is a branch output
+                # or loop variable and the nested change is carried through tensor control flow like d['k'] = v
+                new = gast.Assign(targets=[store(root.id)], value=call(jst("convert_container_setitem"), args),
+                                  type_comment=None)
+            else:
+                new = expr(call(jst("convert_container_setitem"), args))
         else:
             return node
         return located(gast.copy_location(new, node), node)
