@@ -155,8 +155,18 @@ def static_while(cond_fn, body_fn, get, set_, names, loop_mask, where, first_con
                 # a name of the user's first bound in the body: unbound after the loop if the body never
                 # binds it (it runs zero times, or binds it in a branch not taken); reads check the flag
                 state[i] = MaybeUnbound(names[i], holder, flag_constant(False), (where_text(where),))
+            elif state[i] is None and not names[i].startswith("_dy2st_") and all_tensors(v):
+                # None before the loop, a tensor after the body: the body's trace cannot see None (an
+                # ``if h is None`` inside would take the wrong branch) and a loop that runs zero times would
+                # have to return None -- neither can be staged exactly (Paddle refuses it too)
+                raise ValueError(
+                    f"'{names[i]}' is None before the tensor-dependent loop at {where_text(where)} and the loop "
+                    "assigns it a tensor: a static program cannot carry None through the loop (it would be "
+                    "returned when the loop runs zero times, and `is None` tests inside the loop cannot be "
+                    f"staged). Give '{names[i]}' a tensor initial value before the loop (e.g. paddle.zeros of "
+                    "its shape) and keep a separate flag if the first iteration must differ")
             else:
-                # return values (the return flag guards them) and names that were None
+                # return values (the return flag guards them)
                 state[i] = holder
         set_(tuple(state))
     # loop variables that may be unbound enter the while op as (value, "is bound" flag) pairs

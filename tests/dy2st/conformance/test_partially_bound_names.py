@@ -306,3 +306,26 @@ def test_name_assigned_only_in_dead_code_is_unbound_not_global():
         dead_assignment_after_return_in_loop(paddle.to_tensor(POS), 0)
     with pytest.raises(UnboundLocalError, match="'p'"):
         paddle.jit.to_static(dead_assignment_after_return_in_loop)(paddle.to_tensor(POS), 0)
+
+
+def none_then_tensor_in_tensor_loop(x, n):
+    h = None
+    i = paddle.zeros([1])
+    while i < n:
+        if h is None:
+            h = x + 10
+        else:
+            h = h * 2
+        i = i + 1
+    return h
+
+
+def test_a_name_none_before_a_tensor_loop_that_assigns_a_tensor_is_refused():
+    # the body's trace cannot see None (the `is None` branch would be lost: it returned zeros) and a
+    # zero-trip loop would have to return None; Paddle refuses it as well
+    x = paddle.to_tensor(np.array([1.0, 2.0], "float32"))
+    n = paddle.to_tensor(np.array([3.0], "float32"))
+    assert float(none_then_tensor_in_tensor_loop(x, n).sum()) == 92.0       # eager: (x + 10) * 4
+    with pytest.raises(ValueError, match=r"'h' is None before the tensor-dependent loop at "
+                                         r"test_partially_bound_names.py:\d+"):
+        paddle.jit.to_static(none_then_tensor_in_tensor_loop)(x, n)
