@@ -9,6 +9,7 @@ arrays at run time.
 from __future__ import annotations
 
 import threading
+import weakref
 from collections import ChainMap
 
 import numpy as np
@@ -625,7 +626,7 @@ register("tensor_array_to_tensor_grad", ["X", "Out@GRAD"], ["X@GRAD"],
 
 # -- print ---------------------------------------------------------------------------------------------
 
-_print_counts = {}
+_print_counts = weakref.WeakKeyDictionary()   # op -> times printed (first_n); ids are reused
 
 
 def format_print(arr, name, message, summarize, print_tensor_name, print_tensor_type, print_tensor_shape,
@@ -663,11 +664,11 @@ def _print(In, first_n=-1, message="", summarize=20, print_tensor_name=True, pri
 
 def _print_run(op, env, run_block):
     name = op.inputs["In"][0]
-    n = _print_counts.get(id(op), 0)
+    n = _print_counts.get(op, 0)
     first_n = op.attrs.get("first_n", -1)
     value = env[name]
     if first_n < 0 or n < first_n:
-        _print_counts[id(op)] = n + 1
+        _print_counts[op] = n + 1
         _print(value, _name=name, **op.attrs)
     env[op.outputs["Out"][0]] = value
 

@@ -193,7 +193,7 @@ class Parameter(Variable):
 class Operator:
     """One op in a Block: Paddle op type, slot -> variable names, typed attrs, user call site."""
 
-    __slots__ = ("block", "type", "inputs", "outputs", "attrs", "callstack", "role", "note")
+    __slots__ = ("block", "type", "inputs", "outputs", "attrs", "callstack", "role", "note", "__weakref__")
 
     def __init__(self, block, type, inputs, outputs, attrs, callstack=None, role=ROLE_FORWARD, note=None):
         self.block = block

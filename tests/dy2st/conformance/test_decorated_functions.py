@@ -183,7 +183,14 @@ def _module(tmp_path, monkeypatch, name, src):
 # -- against real Paddle ---------------------------------------------------------------------------
 @pytest.fixture(scope="module")
 def paddle_results(tmp_path_factory):
-    proc = run_paddle(PADDLE_MAIN, tmp_path_factory.mktemp("decorated"), default_flags=True)
+    # real Paddle 3.3.1 sometimes dies of a signal (SIGSEGV) in its PIR executor on these cases, not
+    # deterministically (seen 2 of ~10 runs): run it again before judging
+    for _ in range(3):
+        proc = run_paddle(PADDLE_MAIN, tmp_path_factory.mktemp("decorated"), default_flags=True)
+        if proc.returncode >= 0:
+            break
+    if proc.returncode < 0:
+        pytest.skip(f"real Paddle crashed (signal {-proc.returncode}) three times running the reference cases")
     lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("RESULT")]
     assert proc.returncode == 0 and lines, proc.stderr[-3000:]
     return json.loads(lines[-1][len("RESULT"):])

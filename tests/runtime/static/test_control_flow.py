@@ -296,3 +296,25 @@ def test_assert_eager():
     Assert(paddle.to_tensor(True))
     with pytest.raises(ValueError, match="must be true"):
         Assert(paddle.to_tensor(False), data=[paddle.to_tensor([1.0])])
+
+
+def test_print_first_n_counts_each_op_not_a_reused_id(capsys):
+    # the counter was keyed by id(op): a new Print op at the address of a collected one started exhausted
+    import gc
+    paddle.enable_static()
+    try:
+        for k in range(20):
+            main = static.Program()
+            with static.program_guard(main, static.Program()):
+                x = static.data("x", [2, 3], "float32")
+                Print(x, first_n=1, message=f"round{k}")
+                y = x + 0
+            exe = static.Executor()
+            for _ in range(2):
+                exe.run(main, feed={"x": np.ones((2, 3), np.float32)}, fetch_list=[y])
+            del main, x, y, exe
+            gc.collect()
+    finally:
+        paddle.disable_static()
+    text = capsys.readouterr().out
+    assert all(text.count(f"round{k}\n") == 1 for k in range(20)), text[:2000]
