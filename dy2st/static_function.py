@@ -805,6 +805,13 @@ class StaticFunction:
                 warnings.warn(f"to_static: running {fn.__qualname__} eagerly (fallback=True) because converting "
                               f"it failed with {type(e).__name__}: {e}", stacklevel=4)
                 return None
+            if isinstance(e, KeyError):
+                # as Paddle: a KeyError in converted code comes out as Dy2StKeyError with the report as its
+                # message (a KeyError's str() would quote the whole report)
+                from .jit.dy2static.error import ERROR_DATA
+                data = getattr(e, ERROR_DATA, None)
+                if data is not None:
+                    raise data.create_exception() from e
             raise
         finally:
             _tracing.depth = max(getattr(_tracing, "depth", 1) - 1, 0)

@@ -132,3 +132,17 @@ def test_unbound_read_raises_unbound_local_error(backend, monkeypatch):
     assert msg.startswith("UnboundLocalError at test_runtime_errors.py:") and "local variable 'y'" in msg, msg
     assert any("while running op 'assert'" in n for n in getattr(e.value, "__notes__", ())), e.value.__notes__
     assert isinstance(getattr(e.value, error.ERROR_DATA, None), error.ErrorData)
+
+
+def _missing_key(x):
+    d = {"a": x}
+    return d["b"]
+
+
+def test_a_key_error_in_converted_code_is_dy2st_key_error():
+    # Paddle's test_legacy_error TestKeyError: Dy2StKeyError (not a KeyError subclass) carrying the report
+    with pytest.raises(error.Dy2StKeyError) as ei:
+        paddle.jit.to_static(_missing_key)(paddle.to_tensor([1.0]))
+    assert isinstance(getattr(ei.value, error.ERROR_DATA), error.ErrorData)
+    assert "In transformed code:" in str(ei.value) and "KeyError: 'b'" in str(ei.value)
+    assert isinstance(ei.value.__cause__, KeyError)
