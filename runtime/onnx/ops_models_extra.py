@@ -1,5 +1,5 @@
 """ONNX lowerings real deployment models need beyond the base tables: adaptive pooling on run-time or
-non-tiling sizes (with its index output), channel-last group_norm, pixel_unshuffle on run-time sizes.
+non-tiling sizes (with its index output), pixel_unshuffle on run-time sizes.
 """
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from .lowering import lowers, unsupported
 # size known only at run time they are computed in the graph from ``Shape`` with integer division, so the
 # exported model is exact for every input size (a bin is never empty: ``ceil((i+1)n/o) > floor(i*n/o)``).
 #
-# These wrap the base lowerings of ``pool2d`` / ``max_pool2d_with_index`` / ``group_norm`` (ops_nn.py) and
+# These wrap the base lowerings of ``pool2d`` / ``max_pool2d_with_index`` (ops_nn.py) and
 # ``pool3d`` / ``max_pool3d_with_index`` / ``pixel_unshuffle`` (ops_vision_extra.py): every case
 # the base lowering handles (regular windows, global pooling, bins that tile a known size) still goes
 # there; this module is imported after them in ``runtime/onnx/__init__.py`` so its registration wins.
@@ -25,8 +25,7 @@ from .lowering import lowers, unsupported
 # flattened box (first maximum, as Paddle's kernel), moved to the index within the input's H*W (D*H*W)
 # plane. A used mask on sizes known only at run time is refused with an error naming the op.
 #
-# Also here: ``group_norm`` in a channel-last layout (the base lowering takes NCHW only) and
-# ``pixel_unshuffle`` on sizes known only at run time (the target shapes computed in the graph).
+# Also here: ``pixel_unshuffle`` on sizes known only at run time (the target shapes computed in the graph).
 
 _BASE_POOL2D = ops_nn._pool2d
 _BASE_POOL3D = ops_vision_extra._pool3d
@@ -173,36 +172,6 @@ def _with_index(base, nd):
 
 lowers("max_pool2d_with_index")(_with_index(ops_nn._max_pool_with_index, 2))
 lowers("max_pool3d_with_index")(_with_index(ops_vision_extra._max_pool3d_index, 3))
-
-
-# -- group_norm, channel-last ----------------------------------------------------------------------------
-
-_BASE_GROUP_NORM = ops_nn._group_norm
-
-
-@lowers("group_norm")
-def _group_norm(ctx, op):
-    """NHWC (any channel-last layout) group norm: the NCHW computation between two Transposes."""
-    if op.attrs.get("data_layout", "NCHW") != "NHWC":     # the kernel's test (runtime/ops/norm.py _gn_view)
-        return _BASE_GROUP_NORM(ctx, op)
-    rank = len(ctx.in_shape(op, "X"))
-    dt = ctx.out_dtype(op, "Y")
-    x = ctx.node("Transpose", [ctx.input(op, "X")], perm=[0, rank - 1] + list(range(1, rank - 1)))
-    g = int(op.attrs.get("groups", 1))
-    eps = float(op.attrs.get("epsilon", 1e-5))
-    xg = ctx.reshape(x, [0, g, -1])
-    m = ctx.reduce("ReduceMean", xg, [2], True)
-    d = ctx.node("Sub", [xg, m])
-    v = ctx.reduce("ReduceMean", ctx.node("Mul", [d, d]), [2], True)
-    y = ctx.node("Div", [d, ctx.node("Sqrt", [ctx.node("Add", [v, ctx.scalar(eps, dt)])])])
-    y = ctx.node("Reshape", [y, ctx.shape_of(x)])
-    y = ctx.node("Transpose", [y], perm=[0] + list(range(2, rank)) + [1])     # back to channel-last
-    if op.inputs.get("Scale"):
-        y = ctx.node("Mul", [y, ctx.input(op, "Scale")])                       # broadcasts on the last axis
-    if op.inputs.get("Bias"):
-        y = ctx.node("Add", [y, ctx.input(op, "Bias")])
-    ctx.node("Identity", [y], [ctx.output(op, "Y")])
-    return None
 
 
 # -- pixel_unshuffle on run-time sizes ---------------------------------------------------------------------

@@ -323,11 +323,17 @@ def _layer_norm(ctx, op):
 
 @lowers("group_norm")
 def _group_norm(ctx, op):
-    if op.attrs.get("data_layout", "NCHW") != "NCHW":
-        raise unsupported(op, "'group_norm' in NHWC layout")
+    """Group norm over [N, C, ...]; a channel-last input (data_layout NHWC, any rank: the kernel's test in
+    runtime/ops/norm.py) runs the same computation between two Transposes."""
+    layout = op.attrs.get("data_layout", "NCHW")
+    if layout not in ("NCHW", "NHWC"):
+        raise unsupported(op, f"'group_norm' in {layout} layout")
+    last = layout == "NHWC"
     dt = ctx.out_dtype(op, "Y")
     x = ctx.input(op, "X")
     rank = len(ctx.in_shape(op, "X"))
+    if last:
+        x = ctx.node("Transpose", [x], perm=[0, rank - 1] + list(range(1, rank - 1)))
     g = int(op.attrs.get("groups", 1))
     eps = float(op.attrs.get("epsilon", 1e-5))
     xg = ctx.reshape(x, [0, g, -1])
@@ -336,7 +342,10 @@ def _group_norm(ctx, op):
     v = ctx.reduce("ReduceMean", ctx.node("Mul", [d, d]), [2], True)
     y = ctx.node("Div", [d, ctx.node("Sqrt", [ctx.node("Add", [v, ctx.scalar(eps, dt)])])])
     y = ctx.node("Reshape", [y, ctx.shape_of(x)])
-    tail = list(range(1, rank - 1))
+    if last:
+        y = ctx.node("Transpose", [y], perm=[0] + list(range(2, rank)) + [1])     # back to channel-last
+    # Scale / Bias [C] broadcast on the channel axis: the last one, or axis 1 (unsqueezed over the rest)
+    tail = [] if last else list(range(1, rank - 1))
     if op.inputs.get("Scale"):
         y = ctx.node("Mul", [y, ctx.unsqueeze(ctx.input(op, "Scale"), tail) if tail else ctx.input(op, "Scale")])
     if op.inputs.get("Bias"):
