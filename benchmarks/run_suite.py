@@ -21,8 +21,8 @@ sys.path.insert(1, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from suite import report, spec  # noqa: E402
 from suite.driver import Suite, machine_line  # noqa: E402
 
-FULL = {"rounds": 15, "min_time": 0.05}
-QUICK = {"rounds": 7, "min_time": 0.02}
+FULL = {"rounds": 15, "min_time": 0.05, "settle": 0.5}
+QUICK = {"rounds": 7, "min_time": 0.02, "settle": 0.0}
 
 
 _BUSY_LOOP = "import sys, time\nend = time.monotonic() + float(sys.argv[1])\nwhile time.monotonic() < end:\n    pass\n"
@@ -89,8 +89,8 @@ def main(argv=None):
     ap.add_argument("--rounds", type=int, help="timing rounds per workload (overrides --quick)")
     ap.add_argument("--min-time", type=float, help="seconds one timing of a column lasts (overrides --quick)")
     ap.add_argument("--tiny", action="store_true", help="tiny model sizes (a smoke run; the numbers mean nothing)")
-    ap.add_argument("--settle", type=float, default=0.0, help="seconds to sleep before each process's timing "
-                    "(lets the previous process's spinning BLAS/OpenMP threads go idle)")
+    ap.add_argument("--settle", type=float, default=None, help="seconds to sleep before each process's timing "
+                    "(lets the previous process's spinning BLAS/OpenMP threads go idle; default 0.5, 0 with --quick)")
     ap.add_argument("--threads", type=int, default=0, help="pin every process's BLAS/OpenMP threads (and "
                     "torch's) to N; default: unpinned, the libraries' defaults")
     ap.add_argument("--no-memory", action="store_true", help="skip the peak-memory row")
@@ -119,7 +119,8 @@ def main(argv=None):
 
     log = lambda msg: print(msg, file=sys.stderr, flush=True)
     suite = Suite(names, rounds, min_time, tiny=args.tiny, paddle=not args.no_paddle, torch=not args.no_torch,
-                  paddle_python=args.paddle_python, torch_python=args.torch_python, memory=not args.no_memory, settle=args.settle,
+                  paddle_python=args.paddle_python, torch_python=args.torch_python, memory=not args.no_memory,
+                  settle=preset["settle"] if args.settle is None else args.settle,
                   threads=args.threads,
                   log=log)
     busy = start_busy_loops(args.contention, args.contention_limit)

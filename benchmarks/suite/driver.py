@@ -73,6 +73,12 @@ def find_python(module, explicit, env_var, fallback=None):
     return None, where + (f", {fallback} missing" if fallback else "")
 
 
+
+def _policy_sample():
+    """One sample of dy2st's BLAS contention policy now (a no-op unless the policy is 'auto')."""
+    from runtime.ops import blas_threads
+    blas_threads.recheck()
+
 class Suite:
     def __init__(self, workloads, rounds, min_time, tiny=False, paddle=True, torch=True, paddle_python=None,
                  torch_python=None, memory=True, settle=0.0, threads=0, log=print):
@@ -187,7 +193,15 @@ class Suite:
                 if rn not in timed:
                     continue
                 if self.settle and len(timed) > 1:
+                    if rn == "main":
+                        _policy_sample()
                     time.sleep(self.settle)   # let the previous process's spinning BLAS/OpenMP threads go idle
+                    if rn == "main":
+                        # dy2st's contention policy (runtime/ops/blas_threads.py) judges the other processes'
+                        # load over its last sample window, which would otherwise hold the other workers'
+                        # timing rounds: it then runs our process (floor included) on one BLAS thread while
+                        # they sit idle. Sampling over the settle period gives it the machine as it is now.
+                        _policy_sample()
                 try:
                     res = runners[rn].round(timed[rn], r)
                 except WorkerError as exc:
