@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .lastaxis import row_sum, sum_ok
 from .registry import Meta, register, grad_op
 
 _EPS = 9.999999747378752e-06       # Paddle's float32 1e-5, as its protos record it
@@ -204,7 +205,7 @@ def _ln_normalize(x2, epsilon):
     """Rows of ``x2`` normalised in place of one new array; also 1/std per row. The row sums
     of squares come from einsum, which needs no full-size square temporary."""
     n = x2.shape[1]
-    mu = np.add.reduce(x2, axis=1, keepdims=True)
+    mu = row_sum(x2) if sum_ok(x2) else np.add.reduce(x2, axis=1, keepdims=True)
     mu /= n
     xc = np.subtract(x2, mu)
     var = np.einsum("ij,ij->i", xc, xc)[:, None]
@@ -240,15 +241,16 @@ def _layer_norm_grad(x, scale, bias, dy, epsilon=_EPS, begin_norm_axis=1, **_):
     # dx = inv * (g - mean(g) - xhat * mean(g * xhat)), built in g's buffer
     gxm = np.einsum("ij,ij->i", g, xhat)[:, None]
     gxm /= right
-    gm = np.add.reduce(g, axis=1, keepdims=True)
+    gm = row_sum(g) if sum_ok(g) else np.add.reduce(g, axis=1, keepdims=True)
     gm /= right
     g -= gm
-    g -= xhat * gxm
-    g *= inv
     dscale = None
     if scale is not None:
-        xhat *= dy2
-        dscale = np.add.reduce(xhat, axis=0).reshape(scale.shape).astype(scale.dtype, copy=False)
+        # sum over rows of xhat * dy, before xhat's buffer is reused below
+        dscale = np.einsum("ij,ij->j", xhat, dy2).reshape(scale.shape).astype(scale.dtype, copy=False)
+    xhat *= gxm
+    g -= xhat
+    g *= inv
     dbias = None if bias is None else np.add.reduce(dy2, axis=0).reshape(bias.shape).astype(bias.dtype, copy=False)
     return g.reshape(x.shape).astype(x.dtype, copy=False), dscale, dbias
 

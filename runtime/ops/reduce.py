@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..dtype import from_proto
+from .lastaxis import SUM_MIN_SIZE, extreme_ok, row_extreme, row_sum, sum_ok
 from .meta import normalize_axis, reduce_shape
 from .registry import Meta, register, grad_op
 
@@ -47,11 +48,39 @@ def _keep_shape(shape, axes):
 
 # -- forward kernels -----------------------------------------------------------------------------
 
+def _trailing_rows(x, axes):
+    """``x`` as rows of its reduced axes when those are its trailing axes (the last axis, or the
+    last few merged, which needs C order), else None: the shape `runtime.ops.lastaxis` reduces."""
+    k = len(axes)
+    if k == 0 or k == x.ndim or axes[0] != x.ndim - k or axes[-1] != x.ndim - 1:
+        return None
+    if k == 1:
+        return x
+    if not x.flags.c_contiguous:
+        return None
+    return x.reshape(x.shape[:x.ndim - k] + (-1,))
+
+
+def _row_sum_or_none(x, axes, od, keep_dim):
+    """The sum over ``axes`` from einsum when they are trailing and x is float32/float64 summed in
+    its own dtype (`runtime.ops.lastaxis.row_sum`), else None."""
+    if od != x.dtype or not sum_ok(x):
+        return None
+    rows = _trailing_rows(x, axes)
+    if rows is None:
+        return None
+    s = np.asarray(row_sum(rows, keepdims=False))
+    return s.reshape(_keep_shape(x.shape, axes)) if keep_dim else s
+
+
 def _reduce_sum(x, dim=[0], keep_dim=False, reduce_all=False, in_dtype=-1, out_dtype=-1, **_):
     axes = reduce_axes(x.ndim, dim, reduce_all)
     od = _out_np_dtype(x.dtype, out_dtype, "reduce_sum")
     if od == np.float16:   # accumulate half precision in float32, as Paddle does
         return np.asarray(np.sum(x, axis=axes, dtype=np.float32, keepdims=keep_dim)).astype(od)
+    s = _row_sum_or_none(x, axes, od, keep_dim) if x.size >= SUM_MIN_SIZE and len(axes) < x.ndim else None
+    if s is not None:
+        return s
     return np.asarray(np.sum(x, axis=axes, dtype=od, keepdims=keep_dim))
 
 
@@ -63,7 +92,9 @@ def _reduce_mean(x, dim=[0], keep_dim=False, reduce_all=False, in_dtype=-1, out_
         if x.size and acc == x.dtype:
             # np.mean's own steps (one add.reduce, one true_divide by the count) without its Python
             # wrapper, which costs more than the reduction on small tensors: identical results
-            s = np.add.reduce(x, axis=axes, dtype=acc, keepdims=keep_dim)
+            s = _row_sum_or_none(x, axes, od, keep_dim) if x.size >= SUM_MIN_SIZE and len(axes) < x.ndim else None
+            if s is None:
+                s = np.add.reduce(x, axis=axes, dtype=acc, keepdims=keep_dim)
             n = x.size // max(s.size, 1)
             # real floats: ``/``, the same IEEE division as np.true_divide (a Python int operand is weak in
             # both), but on the numpy scalar of a full reduction it skips the ufunc machinery (0.05 µs
@@ -81,13 +112,22 @@ def _reduce_mean(x, dim=[0], keep_dim=False, reduce_all=False, in_dtype=-1, out_
 
 
 def _extreme(fn, name):
+    ufunc = np.maximum if fn is np.max else np.minimum
     def kernel(x, dim=[0], keep_dim=False, reduce_all=False, in_dtype=-1, out_dtype=-1, **_):
         axes = reduce_axes(x.ndim, dim, reduce_all)
         for a in axes:
             if x.shape[a] == 0:
                 raise ValueError(f"{name}: cannot reduce over dimension {a} of size 0 (input shape "
                                  f"{list(x.shape)}): the result of an empty max/min is undefined")
-        out = np.asarray(fn(x, axis=axes, keepdims=keep_dim))
+        rows = _trailing_rows(x, axes) if x.ndim > 1 and x.size >= 64 else None
+        if rows is not None and extreme_ok(rows):
+            # many short trailing rows: a few whole-array ufunc calls, numpy's values bit for bit
+            out = row_extreme(ufunc, rows, False)
+            if keep_dim:
+                out = out.reshape(_keep_shape(x.shape, axes))
+        else:
+            # the ufunc's reduce is what np.max/np.min call, without their Python wrapper (~1 µs)
+            out = np.asarray(ufunc.reduce(x, axis=axes, keepdims=keep_dim))
         od = _out_np_dtype(x.dtype, out_dtype, name)
         return out if out.dtype == od else out.astype(od)
     return kernel
