@@ -12,6 +12,7 @@ import numpy as np
 
 from . import blas_threads  # noqa: F401  (applies DY2ST_BLAS_THREADS once, at import)
 from .meta import same_as_x
+from .lastaxis import SUM_MIN_SIZE, columns_ok, from_columns, row_max_shift, row_sum, sum_ok, to_columns
 from .registry import Meta, register, grad_op
 
 _SQRT_2_PI = math.sqrt(2.0 / math.pi)
@@ -43,21 +44,36 @@ def _out_meta(out, dout, **_):
 _EXP_SAFE = {np.dtype(np.float32): 88.0, np.dtype(np.float64): 709.0}
 
 
+def _readonly(a):
+    a.flags.writeable = False
+    return a
+
+
+# per dtype: (-clip point, 1) as 0-D arrays of that dtype, the cheapest second operand of a ufunc call
+# (a Python float is converted on every call: ~0.1 µs each); the arithmetic is the same
+_SIGMOID_CONSTS = {dt: (_readonly(np.array(-lo, dt)), _readonly(np.array(1, dt))) for dt, lo in _EXP_SAFE.items()}
+
+
 def sigmoid(x):
     # 1 / (1 + exp(-x)). exp(-x) would overflow for very negative x; clipping x there first is cheaper
     # than an errstate block (~1 us a call): results below sigmoid(-88) = 6e-39 (float32; 1e-308 for
     # float64), which overflow would make 0, become that subnormal bound instead. float16 keeps
-    # the errstate form (its clip point, -11, is far above its subnormal range)
-    lo = _EXP_SAFE.get(x.dtype)
-    out = np.asarray(np.negative(x) if lo is None else np.maximum(x, -lo))   # asarray: 0-D gives scalars
-    if lo is not None:
-        np.negative(out, out=out)
-        np.exp(out, out=out)
-    else:
+    # the errstate form (its clip point, -11, is far above its subnormal range). Five ufunc calls in
+    # one buffer, their out= given positionally: the call's fixed cost is most of it on small tensors
+    c = _SIGMOID_CONSTS.get(x.dtype)
+    if c is None:
+        out = np.asarray(np.negative(x))         # asarray: 0-D inputs give scalars
         with np.errstate(over="ignore"):
             np.exp(out, out=out)
-    out += 1
-    return np.reciprocal(out, out=out)
+        out += 1
+        return np.reciprocal(out, out=out)
+    out = np.maximum(x, c[0])
+    if out.__class__ is not np.ndarray:
+        out = np.asarray(out)
+    np.negative(out, out)
+    np.exp(out, out)
+    np.add(out, c[1], out)
+    return np.divide(c[1], out, out)        # 1 / out: the same IEEE division as np.reciprocal, faster loop
 
 
 def _unary(type, kernel, grad_kernel=None, uses="X", attrs=None, meta=float_meta):
@@ -318,7 +334,23 @@ def _row_dot(a, b, ax):
 def _softmax(x, axis=-1, **_):
     x = as_float(x)
     ax = _axis(x, axis)
-    out = np.asarray(np.subtract(x, _max_reduce(x, axis=ax, keepdims=True)))   # the only full-size temporary
+    # the last axis of more than a few elements (on tiny tensors the checks cost more than they save;
+    # ax is None only for 0-D x)
+    if x.size >= 256 and (ax == -1 or ax == x.ndim - 1):
+        if x.shape[-1] <= 24 and columns_ok(x):    # narrow rows: all on the transpose, one pass a step
+            t = to_columns(x)
+            t -= _max_reduce(t, axis=0)
+            np.exp(t, out=t)
+            t /= _add_reduce(t, axis=0)
+            return from_columns(t, x.shape)
+        if x.size >= SUM_MIN_SIZE:     # below that neither fast reduction pays for wider rows
+            # many short rows: the row maximum from `row_max_shift` (a transpose or fold where that
+            # beats numpy's per-row reduction), the row sums from einsum where that pays
+            out = np.subtract(x, row_max_shift(x))      # the only full-size temporary
+            np.exp(out, out=out)
+            out /= row_sum(out) if sum_ok(out) else _add_reduce(out, axis=-1, keepdims=True)
+            return out
+    out = np.asarray(np.subtract(x, _max_reduce(x, axis=ax, keepdims=True)))
     np.exp(out, out=out)
     out /= _add_reduce(out, axis=ax, keepdims=True)
     return out
@@ -339,6 +371,18 @@ def _softmax_grad(out, dout, axis=-1, **_):
 def _log_softmax(x, axis=-1, **_):
     x = as_float(x)
     ax = _axis(x, axis)
+    if x.size >= 256 and (ax == -1 or ax == x.ndim - 1):
+        if x.shape[-1] <= 24 and columns_ok(x):
+            t = to_columns(x)
+            t -= _max_reduce(t, axis=0)
+            t -= np.log(_add_reduce(np.exp(t), axis=0))
+            return from_columns(t, x.shape)
+        if x.size >= SUM_MIN_SIZE:
+            out = np.subtract(x, row_max_shift(x))
+            e = np.exp(out)
+            lse = row_sum(e) if sum_ok(e) else _add_reduce(e, axis=-1, keepdims=True)
+            out -= np.log(lse, out=lse)
+            return out
     out = np.asarray(np.subtract(x, _max_reduce(x, axis=ax, keepdims=True)))
     out -= np.log(_add_reduce(np.exp(out), axis=ax, keepdims=True))
     return out
@@ -347,7 +391,10 @@ def _log_softmax(x, axis=-1, **_):
 def _log_softmax_grad(out, dout, axis=-1, **_):
     ax = _axis(out, axis)
     g = np.asarray(np.exp(out))
-    g *= _add_reduce(dout, axis=ax, keepdims=True)
+    if sum_ok(dout) and (ax == -1 or ax == out.ndim - 1) and dout.shape == out.shape:
+        g *= row_sum(dout)
+    else:
+        g *= _add_reduce(dout, axis=ax, keepdims=True)
     np.subtract(dout, g, out=g)
     return g
 
