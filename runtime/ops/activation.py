@@ -11,6 +11,7 @@ import math
 import numpy as np
 
 from . import blas_threads  # noqa: F401  (applies DY2ST_BLAS_THREADS once, at import)
+from . import zeros as _zeros
 from .meta import same_as_x
 from .lastaxis import SUM_MIN_SIZE, columns_ok, from_columns, row_max_shift, row_sum, sum_ok, to_columns
 from .registry import Meta, register, grad_op
@@ -85,7 +86,7 @@ def _unary(type, kernel, grad_kernel=None, uses="X", attrs=None, meta=float_meta
 
 # -- relu family ------------------------------------------------------------------------------
 def _relu(x, **_):
-    return np.maximum(x, 0)
+    return _zeros.relu(x)       # np.maximum(x, 0) against a zero array: same bits, 3-4x faster (zeros.py)
 
 
 def _relu_grad(out, dout, **_):

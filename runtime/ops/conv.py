@@ -20,7 +20,7 @@ gradients of a whole-batch-GEMM convolution are one GEMM each (`_grads_whole_bat
 convolutions (LeNet's; ``conv_small.wanted``) use the whole-batch column layouts of conv_small.py (batch
 innermost for narrow outputs, two-stage "rows" copies for wider ones) where they measured faster (both
 gradients, the forward of narrow outputs). The fused kernels' relu epilogue takes the maximum against
-an array of zeros (`relu_inplace`: numpy's maximum against a broadcast scalar runs a slow loop here;
+an array of zeros (`zeros.relu_inplace`: numpy's maximum against a broadcast scalar runs a slow loop here;
 same bits).
 """
 from __future__ import annotations
@@ -33,6 +33,7 @@ from numpy.lib.stride_tricks import as_strided
 
 from . import conv_depthwise, conv_small
 from .norm import bn_eval_affine
+from .zeros import relu_inplace, zeros_readonly  # noqa: F401  (zeros_readonly: also the tests')
 from .registry import Meta, grad_op, lookup, register
 
 _CONV_ATTRS = {
@@ -96,36 +97,6 @@ def _conv_out(size, k, s, p0, p1, d):
     if size < 0:
         return -1
     return (size + p0 + p1 - (d * (k - 1) + 1)) // s + 1
-
-
-_ZEROS = {}
-_SIMD_FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
-
-
-def zeros_readonly(shape, dtype):
-    """A read-only zero array (shared, grown as needed), or the scalar 0 for arrays of more than 64 MiB.
-    ``np.maximum`` against a whole array runs a vectorised loop: 3.5-5x faster here than against a
-    broadcast scalar (relu of LeNet's 150k-value map: 9 µs against 45), with the same bits. It comes
-    from ``np.zeros``, whose large untouched pages stay the kernel's shared zero page."""
-    dtype = np.dtype(dtype)
-    n = math.prod(shape)
-    if n * dtype.itemsize > _SCRATCH_MAX:
-        return dtype.type(0)
-    buf = _ZEROS.get(dtype)
-    if buf is None or buf.size < n:
-        buf = np.zeros(max(n, 1024), dtype)
-        buf.flags.writeable = False
-        _ZEROS[dtype] = buf
-    return buf[:n].reshape(shape)
-
-
-def relu_inplace(out):
-    """``np.maximum(out, 0, out=out)`` (the relu op's arithmetic: -0.0 becomes +0.0, NaN stays) against
-    a zero array instead of a scalar: the same bits in a fourth of the time. (relu6 stays ``np.clip``,
-    whose loop is fast: maximum and minimum against constant arrays took 2-2.7x its time.)"""
-    if out.dtype not in _SIMD_FLOATS:
-        return np.maximum(out, 0, out=out)
-    return np.maximum(out, zeros_readonly(out.shape, out.dtype), out=out)
 
 
 def _check_format(data_format):

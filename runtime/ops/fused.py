@@ -18,6 +18,9 @@ import numpy as np
 
 from .elementwise import align
 from .registry import Meta, lookup, register
+from .zeros import relu_inplace
+
+_RELU_FAST = (np.dtype(np.float32), np.dtype(np.float64))
 
 
 def _inplace(ufunc, a, b, out):
@@ -62,9 +65,9 @@ def _make_gemm(trans_x=False, trans_y=False, activation="none", **_):
         else:
             out = add(out, bias)
         if relu:
-            try:
-                maximum(out, 0, out=out, casting="no")
-            except (TypeError, ValueError):
+            if out.__class__ is np.ndarray and out.dtype in _RELU_FAST and out.flags.writeable:
+                relu_inplace(out)       # maximum(out, 0, out=out) against a zero array (zeros.py): same bits
+            else:
                 out = maximum(out, 0)
         elif activation == "gelu":
             out = gelu(out)

@@ -32,6 +32,7 @@ import math
 import numpy as np
 
 from ..ops import activation as _activation
+from ..ops import zeros as _zeros
 from ..ops.meta import normalize_axis
 from ..ops.registry import lookup
 from ..ops.shape import _slice_index, split_sizes
@@ -342,16 +343,16 @@ def _unique(names):
 # kernel's own views or np.concatenate behind a guard on the runtime shape; the unrolled LSTM's steps).
 _BINARY_INLINE = {"elementwise_add": np.add, "elementwise_sub": np.subtract, "elementwise_mul": np.multiply}
 # unary ops whose kernel is ``f(as_float(x))``: the same ``f`` for float inputs (as_float returns them as
-# they are); relu's kernel is ``np.maximum(x, 0)`` for every input, so it needs no guard
+# they are); relu's kernel (zeros.relu, ``np.maximum(x, 0)``) takes every input, so it is called with no guard
 _UNARY_INLINE = {"tanh": np.tanh, "sigmoid": _activation.sigmoid}
 INLINE_GLOBALS = {"_uf_" + t.split("_")[-1]: f for t, f in {**_BINARY_INLINE, **_UNARY_INLINE}.items()}
-INLINE_GLOBALS["_uf_maximum"] = np.maximum
 # comparisons: ``np.asarray(ufunc(x, y))`` for operands of one dtype (the kernel's asarray keeps 0-D results arrays)
 _COMPARE_INLINE = {"less_than": np.less, "less_equal": np.less_equal, "greater_than": np.greater,
                    "greater_equal": np.greater_equal, "equal": np.equal, "not_equal": np.not_equal}
 INLINE_GLOBALS.update({"_uf_" + t: f for t, f in _COMPARE_INLINE.items()})
 INLINE_GLOBALS["_uf_asarray"] = np.asarray
 INLINE_GLOBALS["_uf_concatenate"] = np.concatenate
+INLINE_GLOBALS["_uf_relu"] = _zeros.relu
 INLINABLE = (frozenset(_BINARY_INLINE) | frozenset(_UNARY_INLINE) | frozenset(_COMPARE_INLINE)
              | {"scale", "relu", "split", "concat", "slice"})
 
@@ -475,7 +476,7 @@ def inline_call(op, args, fallback):
         a, b = args
         return f"_uf_asarray(_uf_{t}({a}, {b})) if {a}.dtype is {b}.dtype else {fallback}"
     if t == "relu" and len(args) == 1:
-        return f"_uf_maximum({args[0]}, 0)"
+        return f"_uf_relu({args[0]})"       # the kernel's own function (np.maximum against a zero array)
     if t in _UNARY_INLINE and len(args) == 1:
         # the kernel casts integer / bool inputs to float32 first (as_float); floats go as they are
         return f"_uf_{t}({args[0]}) if {args[0]}.dtype.kind == 'f' else {fallback}"
