@@ -255,6 +255,7 @@ class Suite:
                   "ours_static_vs_paddle_static": self._paired(cols, "ours.static", "paddle.static"),
                   "ours_static_vs_paddle_eager": self._paired(cols, "ours.static", "paddle.eager"),
                   "ours_static_vs_torch_script": self._paired(cols, "ours.static", "torch.script"),
+                  "ours_static_vs_torch_eager": self._paired(cols, "ours.static", "torch.eager"),
                   "first_call_ours_vs_paddle": (fc("ours.static") / fc("paddle.static"))
                   if fc("ours.static") and fc("paddle.static") else None}
         return {"title": spec.WORKLOADS[name]["title"], "kind": kind, "cfg": cfg, "inputs": shapes,
