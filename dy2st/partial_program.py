@@ -19,8 +19,12 @@ inputs are all leaves (``loss = net(x, label); loss.backward()``), with no hooks
 graph walk (`_fast_backward`, reached through the tape OpDef's ``fast_backward``): the backward
 function runs at once and its gradients are stored as the engine would store them. A gradient that
 is still the zeros ``clear_grad()`` left (a shared read-only view, see ``Tensor.clear_gradient``) is
-replaced rather than added to, and a large gradient array this backward made and handed out nowhere
-else is stored without the engine's defensive copy. Every other case takes the general engine.
+replaced rather than added to, and a gradient array that nothing but this backward's result holds
+(reference counts, `_unshared`) is stored without the engine's defensive copy. Every other case takes
+the general engine. The compiled functions run a rewritten clone of the training Program
+(dy2st/training_fusion.py: cross_entropy's softmax_with_cross_entropy + reduce_mean and their grads
+fused; bias-add grads reading the output gradient for the shape, so the forward keeps less and fuses
+its matmul/conv with the add); ``backward_program()`` shows the Program as traced and differentiated.
 
 Threads: one PartialProgram may be called from many threads at once. Compiled functions keep no
 state between calls, so calls need no lock; compiling and building a gradient plan (the misses)
@@ -32,6 +36,7 @@ from __future__ import annotations
 import os
 import threading
 import weakref
+from sys import getrefcount as _getrefcount
 from time import monotonic as _monotonic
 
 import numpy as np
@@ -52,6 +57,7 @@ from runtime.tensor import Tensor
 from runtime.utils.gc_pause import gc_paused
 
 from .jit.dy2static.error import report_in_place
+from .training_fusion import rewrite_training_step
 
 __all__ = ["PartialProgram"]
 
@@ -112,7 +118,44 @@ def _run_program_grad(ctx, douts):
     return [x_grads, p_grads]
 
 
-_COPY_BELOW = 1 << 16      # bytes: smaller gradients are copied without checking whether they are shared
+def _count(a):
+    return _getrefcount(a)
+
+
+def _calibrate():
+    """The reference counts `_count` sees for an array held by one Tensor only (``_count(t._data)``) and for
+    the owner of a view held by that view only (``_count(v.base)``); None when the interpreter's counts do
+    not tell a shared array from an unshared one (then every gradient is copied)."""
+    t, u = _wrap(np.empty(2)), _wrap(np.empty(2))
+    sole = _count(t._data)
+    v = np.empty(2).reshape(2)
+    sole_base = _count(v.base)
+    u2 = _wrap(u._data)     # u's array held twice
+    w = v.base.reshape(2)   # v's owner held by two views
+    if _count(u._data) != sole + 1 or _count(w.base) != sole_base + 1:
+        return None
+    del u2, w
+    return sole, sole_base
+
+
+_SOLE = _calibrate()
+
+
+def _unshared(t):
+    """``t._data`` (a gradient array the backward returned, wrapped in Tensor ``t``) may be stored as it is:
+    it (or, for a view, it and the array owning its memory, of the same size) is referenced by nothing but
+    ``t``: no saved forward value, output gradient, parameter, other gradient or kernel cache holds it.
+    Reference counts say so exactly; the engine's defensive copy is then a copy of memory no one else sees."""
+    if _SOLE is None or _count(t._data) != _SOLE[0]:
+        return False
+    a = t._data
+    b = a.base
+    if b is None:
+        return type(a) is np.ndarray
+    if type(b) is not np.ndarray or b.base is not None or b.nbytes != a.nbytes or not b.flags.writeable:
+        return False
+    del b
+    return _count(a.base) == _SOLE[1]
 
 
 def _fast_backward(root, grad_tensors, retain_graph):
@@ -122,7 +165,7 @@ def _fast_backward(root, grad_tensors, retain_graph):
     the engine's graph walk. Returns False, touching nothing, for every other case (hooks, a graph around
     the call, a released node), which the general engine then handles."""
     node = root._node
-    if node.released or root._hooks or getattr(_autograd, "_saved_hooks_used", False):
+    if node.released or root._hooks or _autograd._saved_hooks_used:
         return False        # (saved-tensor hooks: the engine runs their unpack side of the node)
     edges = node.edges
     for e in edges:
@@ -130,7 +173,7 @@ def _fast_backward(root, grad_tensors, retain_graph):
             return False
     if grad_tensors is None:
         d = root._data
-        g0 = _wrap(np.ones(d.shape, d.dtype))
+        g0 = _wrap(np.array(1, d.dtype) if d.ndim == 0 else np.ones(d.shape, d.dtype))
     else:
         g0 = _root_grads([root], grad_tensors)[0]
     douts = [None] * node.n_out
@@ -141,7 +184,9 @@ def _fast_backward(root, grad_tensors, retain_graph):
         grads = _run_program_grad(node, douts)
     finally:
         state.grad_enabled = prev
+    del douts, g0
     leaf = {}
+    g = None
     for (i, j, t, _, _) in edges:
         g = grads[i][j]
         if g is None or t.stop_gradient:
@@ -153,28 +198,20 @@ def _fast_backward(root, grad_tensors, retain_graph):
             leaf[id(t)] = [t, g]
         else:
             e[1] = _wrap(e[1]._data + g._data)
-    taken = None
-    for t, g in leaf.values():
+    del grads, g
+    if not retain_graph:
+        node.release()      # (drops the saved forward values: they no longer count as holders)
+    for e in leaf.values():
+        t = e[0]
         old = t._grad
         if old is not None and not _is_cleared(old._data):
-            t._grad = _wrap(old._data + g._data)
+            t._grad = _wrap(old._data + e[1]._data)
             continue
         # no gradient yet, or the zeros of clear_grad(): the engine would store a copy (or 0 + g, the
-        # same values); a fresh array of this backward alone can be stored as it is
-        a = g._data
-        if a.nbytes < _COPY_BELOW:
-            a = np.array(a, copy=True)      # small: copying costs less than proving it unshared
-        else:
-            if taken is None:
-                taken = _arrays_in(node, douts)
-            r = _root(a)
-            if r is None or id(r) in taken or r.nbytes != a.nbytes or not r.flags.writeable:
-                a = np.array(a, copy=True)
-                r = a
-            taken.add(id(r))
-        t._grad = _wrap(a)      # a new Tensor, as the engine's ``old + g`` makes
-    if not retain_graph:
-        node.release()
+        # same values); an array of this backward that nothing else holds can be stored as it is
+        g = e[1]
+        e[1] = None
+        t._grad = g if _unshared(g) else _wrap(np.array(g._data, copy=True))     # a new Tensor either way
     return True
 
 
@@ -182,32 +219,7 @@ def _is_cleared(a):
     """``a`` is the zero view that ``Tensor.clear_gradient(set_to_zero=True)`` leaves (a read-only
     broadcast of one zero)."""
     b = a.base
-    return b is not None and not a.flags.writeable and type(b) is np.ndarray and b.ndim == 0 and b == 0
-
-
-def _root(a):
-    """The array owning ``a``'s memory (following views), or None when it is not a numpy array."""
-    while True:
-        b = a.base
-        if b is None:
-            return a if type(a) is np.ndarray else None
-        if not isinstance(b, np.ndarray):
-            return None
-        a = b
-
-
-def _arrays_in(node, douts):
-    """ids of the memory owners of the arrays a gradient of this backward may share without having been
-    made by it: the saved forward values, the output gradients fed in and the bound parameters/buffers.
-    (Kernels return fresh arrays or views of their inputs; scratch memory never leaves a kernel.)"""
-    pp, _, saved, _ = node.attrs["run"]
-    ids = set()
-    for group in (saved.values(), [d._data for d in douts if d is not None],
-                  [t._data for t in pp._bindings.values()]):
-        for a in group:
-            if isinstance(a, np.ndarray):
-                ids.add(id(a) if a.base is None else id(_root(a)))
-    return ids
+    return b is not None and not a.flags.writeable and type(b) is np.ndarray and b.ndim == 0 and not b
 
 
 class _RunProgramOpDef(OpDef):
@@ -276,7 +288,11 @@ def _is_float(var):
 class _GradPlan:
     """Forward-with-saves and backward compiled functions for one set of gradient sources."""
     __slots__ = ("fwd", "bwd", "n_fetch", "saved", "dout_feeds", "out_diff", "p_names",
-                 "grad_slots", "train_program")
+                 "grad_slots", "train_program", "params", "out_sg")
+
+    def __init__(self):
+        self.params = None      # the bound tensors of p_names (looked up at the first call)
+        self.out_sg = None      # (the outputs' stop_gradient flags, the PartialProgram's _out_sg they came from)
 
 
 class PartialProgram:
@@ -384,17 +400,24 @@ class PartialProgram:
         """``general(args)`` (a ConcreteProgram's ``run``) specialised for StaticFunction's hot path, which
         calls it only for positional Tensors of the signature it checked: one per feed, none needing
         gradients, output ``index`` returned. Runs the compiled forward directly when ``__call__`` would
-        take its inference path (no gradients to record, no TracedLayer, compiled program current);
+        take its inference path (no gradients to record, no TracedLayer, compiled program current), and a
+        training call (parameters needing gradients) straight through ``_call_grad`` as ``__call__`` would;
         defers to ``general`` otherwise, so behaviour is the same as calling through ``__call__``."""
         pp, st, blas, scope = self, state, _blas, _global_scope
         program, bindings = self._program, self._bindings
         names = self._feed_names
         name0 = names[0] if len(names) == 1 else None
+        no_needs = (False,) * len(names)
 
         def call(args):
             if _monotonic() >= blas._next_check:
                 blas.recheck()              # the BLAS thread policy (runtime/ops/blas_threads.py)
-            if (st.grad_enabled and pp.training) or st.tracer is not None or pp._fn_version != program.version:
+            if st.grad_enabled and pp.training:
+                pnames = tuple([n for n, t in pp._grad_candidates if not t.stop_gradient])
+                if pnames and len(args) == len(no_needs):
+                    return pp._call_grad(args, no_needs, pnames)[index]
+                return general(args)
+            if st.tracer is not None or pp._fn_version != program.version:
                 return general(args)
             if name0 is not None:
                 feed = {name0: args[0]._data}
@@ -478,21 +501,31 @@ class PartialProgram:
                 self._trace(inputs, outs)
             return outs
         feed = {}
-        for n, x in zip(self._feed_names, inputs):
-            feed[n] = x._data if isinstance(x, Tensor) else x
+        xs = list(inputs)
+        for k, (n, x) in enumerate(zip(self._feed_names, inputs)):
+            if isinstance(x, Tensor):
+                feed[n] = x._data
+            else:
+                feed[n] = x
+                xs[k] = _wrap(np.asarray(x))
         vals = _call(plan.fwd, feed, self._bindings)
         n = plan.n_fetch
-        outs = []
+        out_sg = plan.out_sg
+        if out_sg is None or out_sg[1] is not sg:
+            plan.out_sg = out_sg = (tuple(s and not d for s, d in zip(sg, plan.out_diff)), sg)
+        outs, metas = [], []
         for i in range(n):
             o = vals[i]
             if type(o) is not np.ndarray:
                 o = self._out(o, i)
-            outs.append(_wrap(o, sg[i] and not plan.out_diff[i]))
+            outs.append(_wrap(o, out_sg[0][i]))
+            metas.append((o.shape, o.dtype))
         saved = dict(zip(plan.saved, vals[n:]))
-        xs = [x if isinstance(x, Tensor) else _wrap(np.asarray(x)) for x in inputs]
-        params = [self._bindings[p] for p in plan.p_names]
-        metas = [(o._data.shape, o._data.dtype) for o in outs]
-        GradNode(_TAPE_OPDEF, (xs, params), {"run": (self, plan, saved, metas), "program_id": id(self)}, (outs,))
+        params = plan.params
+        if params is None:
+            plan.params = params = [self._bindings[p] for p in plan.p_names]
+        GradNode(_TAPE_OPDEF, (xs, list(params)), {"run": (self, plan, saved, metas), "program_id": id(self)},
+                 (outs,))
         if state.tracer is not None:
             self._trace(inputs, outs)
         return outs
@@ -586,6 +619,12 @@ class PartialProgram:
 
         plan = _GradPlan()
         plan.train_program = prog
+        # the compiled functions run a clone with the training step's rewrites (dy2st/training_fusion.py);
+        # train_program, what Paddle's tests inspect, keeps the ops as traced and differentiated
+        run = prog.clone()
+        n_fwd = rewrite_training_step(run, n_fwd, self._feed_names,
+                                      self._fetch_names + tuple(g.name for g in grads if g is not None))
+        gb, bindings = run.global_block(), run._eager_bindings
         plan.n_fetch = len(self._fetch_names)
         plan.out_diff = [d is not None and n in bw.reach for n, d in zip(self._fetch_names, dout_of)]
         plan.p_names = list(pnames)
@@ -607,12 +646,12 @@ class PartialProgram:
                     saved_set.add(n)
         plan.saved = saved
 
-        fwd = prog.clone()
-        fwd.global_block().ops = fwd.global_block().ops[:n_fwd]
-        fwd._bump()
-        bwd = prog.clone()
+        bwd = run.clone()
         bwd.global_block().ops = bwd.global_block().ops[n_fwd:]
         bwd._bump()
+        fwd = run           # (a clone already: the forward keeps its first n_fwd ops)
+        gb.ops = gb.ops[:n_fwd]
+        fwd._bump()
         grad_slots, grad_names = [], []
         k = 0
         for i in x_src:

@@ -1,25 +1,42 @@
 """Loss ops: softmax_with_cross_entropy, cross_entropy2, sigmoid_cross_entropy_with_logits,
-bce_loss, huber_loss, nll_loss, kldiv_loss, and their fused grads.
+bce_loss, huber_loss, nll_loss, kldiv_loss, and their fused grads; fused_softmax_ce_mean, the
+compiled training step's softmax cross-entropy with its mean.
 
 Each loss has a dedicated ``*_grad`` op: the fused forms (softmax minus one-hot ...) are
 both faster and numerically steadier than differentiating the pieces.
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
+from .lastaxis import row_max_shift, row_sum, sum_ok
 from .meta import normalize_axis
+from .reduce import _reduce_mean
 from .registry import Meta, register, grad_op
 
 
+def _shifted(x, axis):
+    """``x - max(x)`` over ``axis`` and its exp; the class axis last takes runtime/ops/lastaxis.py's
+    fast row maximum (as softmax does)."""
+    last = axis == x.ndim - 1 and x.ndim > 0
+    s = np.subtract(x, row_max_shift(x) if last else np.max(x, axis=axis, keepdims=True))
+    return s, np.exp(s), last
+
+
+def _row_total(e, axis, last):
+    return row_sum(e) if last and sum_ok(e) else np.sum(e, axis=axis, keepdims=True)
+
+
 def _softmax(x, axis):
-    e = np.exp(x - np.max(x, axis=axis, keepdims=True))
-    return e / np.sum(e, axis=axis, keepdims=True)
+    _, e, last = _shifted(x, axis)
+    return e / _row_total(e, axis, last)
 
 
 def _log_softmax(x, axis):
-    s = x - np.max(x, axis=axis, keepdims=True)
-    return s - np.log(np.sum(np.exp(s), axis=axis, keepdims=True))
+    s, e, last = _shifted(x, axis)
+    return s - np.log(_row_total(e, axis, last))
 
 
 def _hard_label(label, ndim, axis, n_class, ignore_index, what, logits_shape=None):
@@ -45,19 +62,59 @@ def _hard_label(label, ndim, axis, n_class, ignore_index, what, logits_shape=Non
     return safe, valid
 
 
-def _last_axis_labels(label, shape, ignore_index, what):
-    """Fast path of `_hard_label` for the class axis last: ``(rows, flat labels, valid or None)`` where
-    ``None`` means every label is valid, or None when the general path must run (it raises the errors)."""
-    if label.dtype.kind not in "iu" or label.size == 0:
+def _last_axis_labels(label, shape, ignore_index):
+    """Fast path of `_hard_label` for the class axis last: the labels as one flat intp array when every
+    one is a valid class id (none equal to ``ignore_index``), else None (the general path then runs and
+    raises the errors)."""
+    if label.dtype.kind not in "iu" or not label.dtype.isnative or label.size == 0:
         return None
     lead = shape[:-1]
     if label.shape != (*lead, 1) and label.shape != tuple(lead):
         return None
     flat = label.reshape(-1)
-    lo, hi = flat.min(), flat.max()
-    if lo >= 0 and hi < shape[-1] and not (lo <= ignore_index <= hi and (flat == ignore_index).any()):
-        return np.arange(flat.size), flat, None
-    return None
+    n_class = shape[-1]
+    # one reduction checks 0 <= label < n_class: read as unsigned, a negative id is huge
+    u = flat.view(_UNSIGNED[flat.dtype.itemsize]) if flat.dtype.kind == "i" else flat
+    if np.maximum.reduce(u) >= n_class:
+        return None
+    if 0 <= ignore_index < n_class and (flat == ignore_index).any():
+        return None
+    return flat.astype(np.intp, copy=False)
+
+
+_UNSIGNED = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
+
+
+def _label_positions(label, shape, ignore_index, what):
+    """Classes last: ``(pos, valid)``, the flat index of each row's label entry in a C-ordered array of
+    ``shape`` (an ignored row points at its class 0, as `_hard_label`'s gather-safe copy does) and the
+    row mask of valid labels, None when every label is valid. Raises `_hard_label`'s errors."""
+    n_class = shape[-1]
+    flat = _last_axis_labels(label, shape, ignore_index)
+    valid = None
+    if flat is None:
+        safe, valid = _hard_label(label, len(shape), len(shape) - 1, n_class, ignore_index, what, shape)
+        flat, valid = safe.reshape(-1), (None if valid.all() else valid.reshape(-1))
+    pos = np.arange(0, flat.size * n_class, n_class) if n_class else np.zeros(flat.size, np.intp)
+    pos += flat
+    return pos, valid
+
+
+def _swce_last(logits, label, ignore_index, what="softmax_with_cross_entropy"):
+    """Softmax, per-row loss (class axis kept, size 1), label positions and valid mask (see
+    `_label_positions`) of hard labels with the class axis last."""
+    # hard labels need log p only at the label: one exp pass, loss = log(sum e^s) - s[label]
+    s = np.asarray(np.subtract(logits, row_max_shift(logits)))     # (fast for many short rows)
+    pos, valid = _label_positions(label, logits.shape, ignore_index, what)
+    picked = s.reshape(-1)[pos]
+    sm = np.exp(s, out=s) if s.dtype.kind == "f" else np.exp(s)     # (s is a fresh array)
+    z = np.add.reduce(sm, axis=-1, keepdims=True)
+    sm /= z
+    loss = np.log(z)
+    loss -= picked.reshape(loss.shape)
+    if valid is not None:
+        loss[~valid.reshape(loss.shape)] = 0
+    return sm.astype(logits.dtype, copy=False), loss.astype(logits.dtype, copy=False), pos, valid
 
 
 # ---- softmax_with_cross_entropy -----------------------------------------------------------
@@ -66,18 +123,13 @@ def _swce(logits, label, soft_label=False, use_softmax=True, numeric_stable_mode
           axis=-1, **_):
     ax = normalize_axis(axis, logits.ndim)
     if use_softmax and not soft_label:
-        # hard labels need log p only at the label: one exp pass, loss = log(sum e^s) - s[label]
+        if ax == logits.ndim - 1:
+            sm, loss, _, _ = _swce_last(logits, label, ignore_index)
+            return sm, loss
         s = np.asarray(np.subtract(logits, np.maximum.reduce(logits, axis=ax, keepdims=True)))
         sm = np.exp(s)
         z = np.add.reduce(sm, axis=ax, keepdims=True)
         sm /= z
-        fast = _last_axis_labels(label, logits.shape, ignore_index, "softmax_with_cross_entropy") \
-            if ax == logits.ndim - 1 else None
-        if fast is not None:       # every label valid, classes last: pick s[row, label] directly
-            rows, flat, _ = fast
-            loss = np.log(z)
-            loss -= s.reshape(rows.size, -1)[rows, flat].reshape(loss.shape)
-            return sm.astype(logits.dtype, copy=False), loss.astype(logits.dtype, copy=False)
         safe, valid = _hard_label(label, logits.ndim, ax, logits.shape[ax], ignore_index,
                                   "softmax_with_cross_entropy", logits.shape)
         loss = np.log(z)
@@ -122,12 +174,10 @@ def _swce_grad(label, softmax, dloss, dsoftmax, soft_label=False, use_softmax=Tr
                 lab = label.astype(sm.dtype, copy=False)
                 g = (sm * np.sum(lab, axis=ax, keepdims=True) - lab) * dloss
             else:
-                fast = _last_axis_labels(label, sm.shape, ignore_index, "softmax_with_cross_entropy") \
-                    if ax == sm.ndim - 1 else None
-                if fast is not None:        # every label valid, classes last: the same arithmetic, indexed
-                    rows, flat, _ = fast
+                flat = _last_axis_labels(label, sm.shape, ignore_index) if ax == sm.ndim - 1 else None
+                if flat is not None:        # every label valid, classes last: the same arithmetic, indexed
                     g = sm.copy()
-                    g.reshape(rows.size, -1)[rows, flat] -= 1
+                    g.reshape(flat.size, -1)[np.arange(flat.size), flat] -= 1
                     g *= dloss
                 else:
                     safe, valid = _hard_label(label, sm.ndim, ax, sm.shape[ax], ignore_index,
@@ -164,6 +214,60 @@ register("softmax_with_cross_entropy", ["Logits", "Label"], ["Softmax", "Loss"],
          kernel=_swce, infer_meta=_swce_meta, differentiable=("Logits",))
 grad_op("softmax_with_cross_entropy", ["Label", "Softmax", "Loss@GRAD?", "Softmax@GRAD?"], ["Logits@GRAD"],
         _swce_grad, infer_meta=lambda label, sm, *_, **__: Meta(tuple(sm.shape), sm.dtype))
+
+
+# ---- fused_softmax_ce_mean (internal: a training program's cross_entropy(reduction='mean')) -----------
+# dy2st/training_fusion.py puts it into the compiled clones of a training step where the program has
+# softmax_with_cross_entropy (hard labels, classes last) whose Loss only a full reduce_mean reads, and the
+# backward's reduce_mean_grad + softmax_with_cross_entropy_grad pair into its grad. The forward validates
+# the labels once and hands the backward their flat positions (Index) and, when some label equals
+# ignore_index, the valid-row mask (Valid; empty when every label is valid). Same arithmetic as the pair of
+# ops it replaces, so the same bits.
+
+def _fused_ce_mean(logits, label, ignore_index=-100, keep_dim=False, **_):
+    sm, loss, pos, valid = _swce_last(logits, label, ignore_index)
+    if loss.size and loss.dtype.kind == "f" and loss.dtype != np.float16:
+        # reduce_mean's kernel for this case (runtime/ops/reduce.py), without its generic checks
+        total = np.add.reduce(loss, axis=tuple(range(loss.ndim)), dtype=loss.dtype, keepdims=keep_dim)
+        out = np.asarray(total / (loss.size // max(total.size, 1))).astype(loss.dtype, copy=False)
+    else:
+        out = _reduce_mean(loss, dim=[], keep_dim=keep_dim, reduce_all=True)
+    return sm, out, pos, (np.zeros(0, np.bool_) if valid is None else valid)
+
+
+def _fused_ce_mean_meta(logits, label, keep_dim=False, **_):
+    out = (1,) * len(logits.shape) if keep_dim else ()
+    return (Meta(tuple(logits.shape), logits.dtype), Meta(out, logits.dtype),
+            Meta((-1,), np.dtype(np.intp)), Meta((-1,), np.dtype(np.bool_)))
+
+
+def _fused_ce_mean_grad(sm, index, valid, dout, dsoftmax, **_):
+    g = None
+    if dout is not None:
+        # reduce_mean_grad's ``dout / n`` in dout's dtype, cast to the loss dtype; then the grad of
+        # softmax_with_cross_entropy: softmax minus one at the label, times that (zero for ignored rows)
+        n = math.prod(sm.shape[:-1])
+        scale = np.asarray(np.asarray(dout).reshape(()) / max(n, 1)).astype(sm.dtype, copy=False)
+        g = sm.copy()       # C order: ``index`` counts in it
+        g.reshape(-1)[index] -= 1
+        if valid.size:
+            g *= scale * valid.reshape(sm.shape[:-1] + (1,))
+        else:
+            g *= scale
+    if dsoftmax is not None:
+        if g is None:
+            g = np.zeros_like(sm)
+        g = g + sm * (dsoftmax - np.sum(dsoftmax * sm, axis=-1, keepdims=True))
+    if g is None:
+        g = np.zeros_like(sm)
+    return g.astype(sm.dtype, copy=False)
+
+
+register("fused_softmax_ce_mean", ["Logits", "Label"], ["Softmax", "Out", "Index", "Valid"],
+         {"ignore_index": ("INT", -100), "keep_dim": ("BOOLEAN", False)},
+         kernel=_fused_ce_mean, infer_meta=_fused_ce_mean_meta, differentiable=("Logits",), internal=True)
+grad_op("fused_softmax_ce_mean", ["Softmax", "Index", "Valid", "Out@GRAD?", "Softmax@GRAD?"], ["Logits@GRAD"],
+        _fused_ce_mean_grad, infer_meta=lambda sm, *_, **__: Meta(tuple(sm.shape), sm.dtype), internal=True)
 
 
 # ---- cross_entropy2 (X holds probabilities; class axis last) ------------------------------

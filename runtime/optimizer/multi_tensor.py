@@ -70,18 +70,19 @@ def _lr(opt, p, cache):
 def sgd(opt, group, params_grads):
     if not _plain(params_grads):
         return False
-    lrs = {}
     scalars = {}
+    multiply, subtract = np.multiply, np.subtract
     for p, g in params_grads:
         # the sgd kernel's ``p - lr * g`` (same ufuncs, same operands, so the same bits) with the product's
         # array reused for the result: one allocation instead of two
         pa = p._data
-        lr = _lr(opt, p, lrs)
-        s = scalars.get(id(lr))
-        if s is None:
-            s = scalars[id(lr)] = pa.dtype.type(lr[0])
-        t = np.multiply(s, g._data)
-        p._data = np.subtract(pa, t, out=t)
+        attr = getattr(p, "optimize_attr", None)
+        key = (pa.dtype, 1.0 if attr is None else attr.get("learning_rate", 1.0))
+        s = scalars.get(key)
+        if s is None:       # the learning-rate array of _param_lr, as a scalar of the parameter's dtype
+            s = scalars[key] = pa.dtype.type(opt._param_lr(p)[0])
+        t = multiply(s, g._data)
+        p._data = subtract(pa, t, out=t)
     return True
 
 
