@@ -25,7 +25,7 @@ from . import cond_lowering, loop_lowering, mutation_log
 from .call_conversion import Call  # noqa: F401  (used by converted code)
 from .errors import where_text
 from .loop_lowering import StaticEnumerate, StaticRange, StaticZip, TensorArrayList
-from .undefined import UndefinedVar, is_maybe_unbound, is_undefined  # noqa: F401
+from .undefined import UndefinedVar, UndefinedVariableError, is_maybe_unbound, is_undefined  # noqa: F401
 
 __all__ = ["convert_ifelse", "convert_ifexp", "convert_while_loop", "convert_for_loop", "convert_logical_and",
            "convert_logical_or", "convert_logical_not", "convert_assert", "convert_print", "convert_len",
@@ -257,6 +257,16 @@ def read_maybe_unbound(value, name, where=None):
     runs a path that did not bind it (eager Python would raise UnboundLocalError there); anything else
     is returned as it is."""
     if not is_maybe_unbound(value):
+        if value.__class__ is UndefinedVar and (not state.static or default_main_program().current_block().idx == 0):
+            # bound on no path that reaches this read (e.g. assigned only after a ``break``), and the read runs
+            # whenever the function does (eagerly, or in the Program's top block, not in a branch or loop body
+            # that may not run): Python's UnboundLocalError here, rather than a confusing error from whatever
+            # the placeholder is handed to
+            if object.__getattribute__(value, "_why"):
+                value._fail()       # the placeholder knows why (e.g. assigned in one branch of a tensor if)
+            raise UndefinedVariableError(
+                f"UnboundLocalError at {where_text(where)}: local variable '{name}' is read here but is not "
+                "assigned on any path that reaches this line; assign it before this line")
         return value
     from runtime.static.control_flow import Assert
     note = (f"UnboundLocalError at {where_text(where)}: local variable '{name}' is read here but "
