@@ -179,7 +179,7 @@ def transform(fn_node, filename, is_generator=False, reapply_decorators=False):
         if is_generator and name not in _GENERATOR_PASSES:
             continue
         if p == ANALYSE:
-            annotate(fn_node)
+            annotate(fn_node, ctx.locals)
         else:
             p.transform(fn_node, ctx)
             log_transformed_code(level, fn_node, name)      # paddle.jit.set_code_level(level)

@@ -257,16 +257,18 @@ def read_maybe_unbound(value, name, where=None):
     runs a path that did not bind it (eager Python would raise UnboundLocalError there); anything else
     is returned as it is."""
     if not is_maybe_unbound(value):
-        if value.__class__ is UndefinedVar and (not state.static or default_main_program().current_block().idx == 0):
-            # bound on no path that reaches this read (e.g. assigned only after a ``break``), and the read runs
-            # whenever the function does (eagerly, or in the Program's top block, not in a branch or loop body
-            # that may not run): Python's UnboundLocalError here, rather than a confusing error from whatever
-            # the placeholder is handed to
-            if object.__getattribute__(value, "_why"):
-                value._fail()       # the placeholder knows why (e.g. assigned in one branch of a tensor if)
-            raise UndefinedVariableError(
-                f"UnboundLocalError at {where_text(where)}: local variable '{name}' is read here but is not "
-                "assigned on any path that reaches this line; assign it before this line")
+        if value.__class__ is UndefinedVar:
+            # bound on no path that reaches this read (e.g. assigned only after a ``break``): Python's
+            # UnboundLocalError here, rather than a confusing error from whatever the placeholder is handed to
+            if not state.static or default_main_program().current_block().idx == 0:
+                if object.__getattribute__(value, "_why"):
+                    value._fail()   # the placeholder knows why (e.g. assigned in one branch of a tensor if)
+                raise UndefinedVariableError(
+                    f"UnboundLocalError at {where_text(where)}: local variable '{name}' is read here but is not "
+                    "assigned on any path that reaches this line; assign it before this line")
+            # in a tensor-dependent branch or loop body, which may not run when the Program does: the
+            # placeholder goes on (eager Python fails only if the path runs; a use that needs a value fails
+            # while converting, naming the placeholder)
         return value
     from runtime.static.control_flow import Assert
     note = (f"UnboundLocalError at {where_text(where)}: local variable '{name}' is read here but "

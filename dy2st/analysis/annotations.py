@@ -38,10 +38,13 @@ def info(node):
     return getattr(node, "dy2st", None)
 
 
-def annotate(fn_node):
+def annotate(fn_node, known_locals=()):
     """Analyse ``fn_node`` (a gast FunctionDef); annotate its compound statements in place.
-    Returns the set of names local to the function."""
+    Returns the set of names local to the function. ``known_locals``: names local to the function as the
+    user wrote it (an earlier pass may have removed their only assignment, e.g. dead code after a
+    ``break``: Python still treats them as locals, so a read of one is a read of an unbound name)."""
     locals_, params = local_names(fn_node)
+    locals_ = set(locals_) | (set(known_locals) - set(params))
     graph = cfg.build(fn_node, params)
     live_in, live_out = liveness.analyse(graph)
     d_in, _ = reaching_definitions.analyse(graph)

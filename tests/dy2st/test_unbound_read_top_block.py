@@ -34,3 +34,24 @@ def test_bound_names_are_untouched():
     x = paddle.to_tensor([1.0, 2.0])
     out = paddle.jit.to_static(_bound_in_tensor_branch)(x)
     assert out.numpy().tolist() == [3.0, 5.0]
+
+
+def _bound_only_after_break(x):
+    t = x * 2
+    i = paddle.zeros([1], dtype='int64')
+    while i < 2:                # a tensor loop
+        i = i + 1
+        break
+        p = t * 0.5             # dead code: p is still a local of the function (Python's rule)
+    return paddle.mean(p)
+
+
+def test_name_bound_only_in_dead_code_after_break():
+    # found by the fuzzer (seed 271128): the break pass drops the dead assignment, and the read used to
+    # hand the placeholder to paddle.mean ("x must be a Tensor, got UndefinedVar")
+    x = paddle.ones([2, 3])
+    with pytest.raises(UnboundLocalError):
+        _bound_only_after_break(x)
+    with pytest.raises(UnboundLocalError, match="local variable 'p' is read here but is not assigned"):
+        paddle.jit.to_static(_bound_only_after_break)(x)
+
