@@ -160,10 +160,11 @@ def _unshared(t):
 
 def _fast_backward(root, grad_tensors, retain_graph):
     """``root.backward()`` when ``root`` is an output of a run_program node whose inputs are all leaves
-    (the usual training step ``loss = net(x, label); loss.backward()``): the node's grad rule runs directly
-    and the gradients accumulate into ``.grad`` as the engine would (same arithmetic, same order), without
-    the engine's graph walk. Returns False, touching nothing, for every other case (hooks, a graph around
-    the call, a released node), which the general engine then handles."""
+    (the usual training step ``loss = net(x, label); loss.backward()``): the node's backward function runs
+    directly (as its grad rule `_run_program_grad` would run it) and the gradients accumulate into ``.grad``
+    as the engine would (same arithmetic, same order), without the engine's graph walk and without
+    wrapping each gradient in a Tensor before it is stored. Returns False, touching nothing, for every
+    other case (hooks, a graph around the call, a released node), which the general engine then handles."""
     node = root._node
     if node.released or root._hooks or _autograd._saved_hooks_used:
         return False        # (saved-tensor hooks: the engine runs their unpack side of the node)
@@ -173,31 +174,42 @@ def _fast_backward(root, grad_tensors, retain_graph):
             return False
     if grad_tensors is None:
         d = root._data
-        g0 = _wrap(np.array(1, d.dtype) if d.ndim == 0 else np.ones(d.shape, d.dtype))
+        g0 = np.array(1, d.dtype) if d.ndim == 0 else np.ones(d.shape, d.dtype)
     else:
-        g0 = _root_grads([root], grad_tensors)[0]
-    douts = [None] * node.n_out
-    douts[root._out_idx] = g0
+        g0 = _root_grads([root], grad_tensors)[0]._data
+    pp, plan, saved, metas = node.attrs["run"]
+    feed = dict(saved)
+    out_idx = root._out_idx
+    for i, name in enumerate(plan.dout_feeds):
+        if name is not None:    # (an output the loss does not use gets zeros, as in the grad rule)
+            feed[name] = g0 if i == out_idx else np.zeros(metas[i][0], metas[i][1])
     prev = state.grad_enabled
     state.grad_enabled = False
     try:
-        grads = _run_program_grad(node, douts)
+        vals = _call(plan.bwd, feed, pp._bindings)
     finally:
         state.grad_enabled = prev
-    del douts, g0
+    del feed, g0
+    # the gradient arrays by edge position: grads[0][k] of input k, grads[1][k] of parameter k
+    grads = ([None] * pp._n_feed, [None] * len(plan.p_names))
+    v = None
+    for (kind, k), v in zip(plan.grad_slots, vals):
+        if v is not UNSET:
+            grads[kind == "p"][k] = v if type(v) is np.ndarray else np.asarray(v)
+    del vals, v
     leaf = {}
     g = None
     for (i, j, t, _, _) in edges:
         g = grads[i][j]
         if g is None or t.stop_gradient:
             continue
-        if g._data.dtype != t._data.dtype:
-            g = _wrap(g._data.astype(t._data.dtype))
+        if g.dtype != t._data.dtype:
+            g = g.astype(t._data.dtype)
         e = leaf.get(id(t))
         if e is None:
             leaf[id(t)] = [t, g]
         else:
-            e[1] = _wrap(e[1]._data + g._data)
+            e[1] = e[1] + g
     del grads, g
     if not retain_graph:
         node.release()      # (drops the saved forward values: they no longer count as holders)
@@ -205,11 +217,11 @@ def _fast_backward(root, grad_tensors, retain_graph):
         t = e[0]
         old = t._grad
         if old is not None and not _is_cleared(old._data):
-            t._grad = _wrap(old._data + e[1]._data)
+            t._grad = _wrap(old._data + e[1])
             continue
         # no gradient yet, or the zeros of clear_grad(): the engine would store a copy (or 0 + g, the
         # same values); an array of this backward that nothing else holds can be stored as it is
-        g = e[1]
+        g = _wrap(e[1])
         e[1] = None
         t._grad = g if _unshared(g) else _wrap(np.array(g._data, copy=True))     # a new Tensor either way
     return True
@@ -396,31 +408,70 @@ class PartialProgram:
             self._trace(inputs, res)
         return res
 
-    def infer_call(self, general, index):
-        """``general(args)`` (a ConcreteProgram's ``run``) specialised for StaticFunction's hot path, which
-        calls it only for positional Tensors of the signature it checked: one per feed, none needing
-        gradients, output ``index`` returned. Runs the compiled forward directly when ``__call__`` would
-        take its inference path (no gradients to record, no TracedLayer, compiled program current), and a
-        training call (parameters needing gradients) straight through ``_call_grad`` as ``__call__`` would;
-        defers to ``general`` otherwise, so behaviour is the same as calling through ``__call__``."""
+    def infer_call(self, general, index, guard):
+        """StaticFunction's hot path for one signature, as one function of the positional arguments
+        (one frame between ``Layer.__call__`` and the compiled function).
+
+        ``guard = (sig, training, settings, function_ref, miss)`` is what StaticFunction checks before reusing its
+        last call: ``sig`` one ``(class, shape, dtype, stop_gradient)`` per positional Tensor (one per feed,
+        none needing gradients), the mode it was traced in (its Layer's ``training``, or a plain function's
+        own), the to_static settings dict, and a weakref to the StaticFunction (held weakly: it holds this
+        function). A call that differs in any of these (or runs in static mode, or inside an AMP region)
+        returns ``miss`` (StaticFunction then takes its general path). A matching call runs the compiled
+        forward directly when ``__call__`` would take its inference path (no gradients to record, no
+        TracedLayer, compiled program current) and returns output ``index``; a training call (parameters
+        needing gradients) goes straight through ``_call_grad`` as ``__call__`` would; anything else defers
+        to ``general(args)`` (the ConcreteProgram's ``run``): the same behaviour as through ``__call__``."""
         pp, st, blas, scope = self, state, _blas, _global_scope
         program, bindings = self._program, self._bindings
         names = self._feed_names
-        name0 = names[0] if len(names) == 1 else None
         no_needs = (False,) * len(names)
+        sig, training, settings, sf_ref, miss = guard
+        ref = sf_ref()._instance_ref    # the bound Layer's weakref, None for a plain function
+        if len(sig) == 1 and len(names) == 1:
+            (cls0, shape0, dtype0, sg0), = sig
+            name0 = names[0]
+        else:
+            cls0 = name0 = None
 
         def call(args):
+            # -- the guard (StaticFunction.__call__'s checks, in its order of cost)
+            if cls0 is not None:
+                if len(args) != 1:
+                    return miss
+                a = args[0]
+                if a.__class__ is not cls0:
+                    return miss
+                d = a._data
+                if d.shape != shape0 or a.stop_gradient is not sg0 or (d.dtype is not dtype0 and d.dtype != dtype0):
+                    return miss
+            else:
+                try:
+                    if sig != tuple([(a.__class__, a._data.shape, a._data.dtype, a.stop_gradient) for a in args]):
+                        return miss
+                except AttributeError:
+                    return miss
+            sd = st.__dict__     # this thread's state (a threading.local): one lookup, then plain dict reads
+            if sd["static"] or sd["amp"] is not None or not settings["enabled"]:
+                return miss
+            if ref is not None:
+                inst = ref()        # (a deleted instance takes the slow path, which raises)
+                if inst is None or inst.training is not training:
+                    return miss
+            elif sf_ref()._training is not training:
+                return miss
+            # -- PartialProgram.__call__'s inference path
             if _monotonic() >= blas._next_check:
                 blas.recheck()              # the BLAS thread policy (runtime/ops/blas_threads.py)
-            if st.grad_enabled and pp.training:
+            if sd["grad_enabled"] and pp.training:
                 pnames = tuple([n for n, t in pp._grad_candidates if not t.stop_gradient])
-                if pnames and len(args) == len(no_needs):
+                if pnames:
                     return pp._call_grad(args, no_needs, pnames)[index]
                 return general(args)
-            if st.tracer is not None or pp._fn_version != program.version:
+            if sd["tracer"] is not None or pp._fn_version != program.version:
                 return general(args)
             if name0 is not None:
-                feed = {name0: args[0]._data}
+                feed = {name0: d}
             else:
                 feed = {n: a._data for n, a in zip(names, args)}
             try:
@@ -502,24 +553,37 @@ class PartialProgram:
             return outs
         feed = {}
         xs = list(inputs)
-        for k, (n, x) in enumerate(zip(self._feed_names, inputs)):
+        for k, n in enumerate(self._feed_names):
+            x = xs[k]
             if isinstance(x, Tensor):
                 feed[n] = x._data
             else:
                 feed[n] = x
                 xs[k] = _wrap(np.asarray(x))
-        vals = _call(plan.fwd, feed, self._bindings)
+        try:    # (_call inlined: one frame less on every training step)
+            vals = plan.fwd.fn(feed, _global_scope[0].vars, self._bindings)
+        except Exception as e:
+            _explain(plan.fwd, e)
+            raise
+        del feed
         n = plan.n_fetch
         out_sg = plan.out_sg
         if out_sg is None or out_sg[1] is not sg:
             plan.out_sg = out_sg = (tuple(s and not d for s, d in zip(sg, plan.out_diff)), sg)
-        outs, metas = [], []
-        for i in range(n):
-            o = vals[i]
+        out_sg = out_sg[0]
+        if n == 1:      # the common case (a loss) without the loop
+            o = vals[0]
             if type(o) is not np.ndarray:
-                o = self._out(o, i)
-            outs.append(_wrap(o, out_sg[0][i]))
-            metas.append((o.shape, o.dtype))
+                o = self._out(o, 0)
+            outs, metas = [_wrap(o, out_sg[0])], [(o.shape, o.dtype)]
+        else:
+            outs, metas = [], []
+            for i in range(n):
+                o = vals[i]
+                if type(o) is not np.ndarray:
+                    o = self._out(o, i)
+                outs.append(_wrap(o, out_sg[i]))
+                metas.append((o.shape, o.dtype))
         saved = dict(zip(plan.saved, vals[n:]))
         params = plan.params
         if params is None:

@@ -8,7 +8,8 @@ Program (`ConcreteProgram`); then run it through a `PartialProgram`, which also 
 node of the eager autograd tape when gradients are needed. The user's Python runs only while
 tracing (as in Paddle's AST mode). The hot path: a call with the last call's positional tensor
 signature (class, shape, dtype, stop_gradient) and mode skips the key; when nothing needs gradients
-it goes straight to the compiled function (`PartialProgram.infer_call`). A method converted on an
+it goes straight to the compiled function (`PartialProgram.infer_call`: the checks and the call are one
+function, which returns a miss marker for any other call). A method converted on an
 object that is not a Layer fails as in Paddle (TypeError), as does a call after its object is deleted.
 
 Threads: the tracing state (static flag, program being built, name-generator guards) is per thread
@@ -76,6 +77,7 @@ def _env_cache_size():
 # every shape of a model with a few input kinds while capping memory at a few MB per function
 MAX_CACHE_SIZE = _env_cache_size()
 _settings = {"enabled": True}
+_MISS = object()    # what a hot path returns for a call it does not match (StaticFunction.__call__)
 _warned = weakref.WeakSet()        # functions already warned about retracing
 _warned_lock = threading.Lock()
 _runner_lock = threading.Lock()
@@ -258,6 +260,30 @@ class ProgramCache:
         return key, (cp, _PartialProgramView(cp))
 
 
+def _hot_path(run, guard):
+    """StaticFunction's hot path for calls that are not inference-shaped (an input needing gradients, a
+    structured result): ``run(args)`` (a ConcreteProgram's ``run``) when the positional tensors and the mode
+    match ``guard`` (see `PartialProgram.infer_call`, whose guard is the same), else the guard's ``miss``."""
+    sig, training, settings, sf_ref, miss = guard
+    ref = sf_ref()._instance_ref
+
+    def call(args):
+        try:
+            hit = sig == tuple([(a.__class__, a._data.shape, a._data.dtype, a.stop_gradient) for a in args])
+        except AttributeError:
+            hit = False
+        if hit and not state.static and state.amp is None and settings["enabled"]:
+            if ref is None:
+                hit = sf_ref()._training is training
+            else:
+                inst = ref()        # (a deleted instance takes the general path, which raises)
+                hit = inst is not None and inst.training is training
+            if hit:
+                return run(args)
+        return miss
+    return call
+
+
 class StaticFunction:
     """A function (or Layer method) converted by ``paddle.jit.to_static``."""
 
@@ -288,7 +314,7 @@ class StaticFunction:
         self._positional = None    # positional parameter names, for messages
         self._retrace_warned = False
         self._fast = None          # (signature of the last call, its ConcreteProgram)
-        self._fast_args = None     # (signature, training, ConcreteProgram.run) of the last all-tensor call
+        self._fast_args = None     # the last all-tensor call's hot path: a function of the positional args
         self._eager_only = None    # reason, once conversion failed with fallback on
         self._signature = None
         self._property = bool(property)
@@ -513,30 +539,12 @@ class StaticFunction:
     def __call__(self, *args, **kwargs):
         fast = self._fast_args      # (never set for a property function)
         if fast is not None and not kwargs:
-            # the hot path: positional tensors with the same classes, shapes, dtypes and stop_gradient
-            # as the last call, in the same train/eval mode, reuse its program without building a key
-            st = state
-            if not st.static and st.amp is None and _settings["enabled"]:
-                sig = fast[0]
-                try:
-                    if len(args) == 1:      # the common case, without building a tuple of tuples
-                        a = args[0]
-                        d = a._data
-                        hit = len(sig) == 1 and sig[0] == (a.__class__, d.shape, d.dtype, a.stop_gradient)
-                    else:
-                        hit = sig == tuple([(a.__class__, a._data.shape, a._data.dtype, a.stop_gradient)
-                                            for a in args])
-                except AttributeError:
-                    hit = False
-                if hit:
-                    ref = self._instance_ref
-                    if ref is None:
-                        training = self._training
-                    else:
-                        inst = ref()        # (a deleted instance takes the slow path, which raises)
-                        training = inst.training if inst is not None else None
-                    if training is fast[1]:
-                        return fast[2](args)
+            # the hot path: the last all-tensor call's signature and mode checked and run in one function,
+            # which returns _MISS when they differ (then the general path below, at the same stack depth
+            # for the warnings that point at the user's call)
+            out = fast(args)
+            if out is not _MISS:
+                return out
         if self._property:
             # a property function runs as it is: jit.save stores the constant it returns
             return self._call_eager(args, kwargs)
@@ -556,12 +564,14 @@ class StaticFunction:
             return self._call_eager(args, kwargs)
         if not kwargs and state.amp is None and all(isinstance(a, Tensor) for a in args):
             inst = self._instance
-            run = cp.run
+            guard = (tuple([(a.__class__, a._data.shape, a._data.dtype, a.stop_gradient) for a in args]),
+                     bool(inst.training) if inst is not None else self._training, _settings, weakref.ref(self),
+                     _MISS)
             if cp._single is not None and len(cp.inputs) == len(args) and all(a.stop_gradient for a in args):
                 # inference-shaped calls skip ConcreteProgram.run and PartialProgram.__call__ (same checks)
-                run = cp.runner.infer_call(run, cp._single)
-            self._fast_args = (tuple([(a.__class__, a._data.shape, a._data.dtype, a.stop_gradient) for a in args]),
-                               bool(inst.training) if inst is not None else self._training, run)
+                self._fast_args = cp.runner.infer_call(cp.run, cp._single, guard)
+            else:
+                self._fast_args = _hot_path(cp.run, guard)
         return cp.run([a for a in flatten([args, kwargs]) if _is_tensor_arg(a)])
 
     def _call_eager(self, args, kwargs):
