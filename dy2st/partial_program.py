@@ -236,7 +236,7 @@ def _is_cleared(a):
 
 class _RunProgramOpDef(OpDef):
     """The tape node's OpDef: run_program's slots with the grad rule and the engine's fast path."""
-    __slots__ = ("fast_backward",)
+    __slots__ = ("fast_backward", "release_attrs")
 
 
 _TAPE_OPDEF = _RunProgramOpDef(
@@ -244,6 +244,9 @@ _TAPE_OPDEF = _RunProgramOpDef(
     {"global_block": ("BLOCK", None), "is_test": ("BOOLEAN", False), "program_id": ("LONG", 0)},
     kernel=_run_program_kernel, infer_meta=_run_program_meta, grad=_run_program_grad)
 _TAPE_OPDEF.fast_backward = _fast_backward
+# a released node (backward done, graph not retained) drops the saved forward values it held for its
+# backward: without this they lived until the loss tensor was dropped, i.e. through the next forward
+_TAPE_OPDEF.release_attrs = lambda attrs: {k: v for k, v in attrs.items() if k != "run"}
 
 
 def compile_program(program, feed_names, fetch_names):

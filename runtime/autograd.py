@@ -122,6 +122,12 @@ class GradNode:
         self.out_data = None
         self.edges = None
         self.released = True
+        # an OpDef whose attrs hold saved values (a converted program's tape node keeps its saved
+        # activations there) says which to drop: the node lives as long as its outputs (the loss tensor,
+        # until the next step rebinds it), the saved values should not
+        drop = getattr(self.opdef, "release_attrs", None)
+        if drop is not None:
+            self.attrs = drop(self.attrs)
 
     def __repr__(self):
         return f"<GradNode {self.opdef.type}>"
