@@ -18,9 +18,7 @@ import numpy as np
 
 from .elementwise import align
 from .registry import Meta, lookup, register
-from .zeros import relu_inplace
-
-_RELU_FAST = (np.dtype(np.float32), np.dtype(np.float64))
+from .zeros import FAST_DTYPES, relu_inplace
 
 
 def _inplace(ufunc, a, b, out):
@@ -65,7 +63,7 @@ def _make_gemm(trans_x=False, trans_y=False, activation="none", **_):
         else:
             out = add(out, bias)
         if relu:
-            if out.__class__ is np.ndarray and out.dtype in _RELU_FAST and out.flags.writeable:
+            if out.__class__ is np.ndarray and out.dtype in FAST_DTYPES and out.flags.writeable:
                 relu_inplace(out)       # maximum(out, 0, out=out) against a zero array (zeros.py): same bits
             else:
                 out = maximum(out, 0)

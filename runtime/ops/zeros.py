@@ -17,7 +17,7 @@ import math
 import numpy as np
 
 ZEROS_MAX_BYTES = 1 << 26
-_FAST = (np.dtype(np.float32), np.dtype(np.float64))
+FAST_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))   # where the zero-array form pays
 _buffers = {}          # dtype -> the shared zero buffer
 _views = {}            # (shape, dtype) -> a zero view of that shape (the hot path's one dict lookup)
 _MAX_VIEWS = 512
@@ -48,7 +48,7 @@ def zeros_readonly(shape, dtype):
 
 def relu(x):
     """``np.maximum(x, 0)``, bit for bit, faster for float32 / float64 arrays."""
-    if x.__class__ is np.ndarray and x.dtype in _FAST:
+    if x.__class__ is np.ndarray and x.dtype in FAST_DTYPES:
         z = _views.get((x.shape, x.dtype))
         return np.maximum(x, zeros_readonly(x.shape, x.dtype) if z is None else z)
     return np.maximum(x, 0)
@@ -56,7 +56,7 @@ def relu(x):
 
 def relu_inplace(out):
     """``np.maximum(out, 0, out=out)``, bit for bit, faster for float32 / float64 arrays."""
-    if out.dtype not in _FAST:
+    if out.dtype not in FAST_DTYPES:
         return np.maximum(out, 0, out=out)
     z = _views.get((out.shape, out.dtype))
     return np.maximum(out, zeros_readonly(out.shape, out.dtype) if z is None else z, out=out)
